@@ -1,0 +1,345 @@
+"""Block kernels: plain numpy functions that run on workers.
+
+Nothing here knows about dask graphs. Each kernel receives small numpy(-like) blocks and
+keyword geometry, allocates with ``*_like`` so the chunk type survives (masked arrays, cupy),
+and reproduces numpy.pad's arithmetic exactly. They are pure and deterministic: a worker that
+dies and is replaced recomputes the same bytes.
+
+The index geometry of the copying modes (edge, reflect, symmetric, wrap) is described by a
+*fill program* (:func:`fill_program`), computed once per axis: the graph builder uses it to
+find which input elements an output block needs, and :func:`gather_block` uses the same
+program to compute the block, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+# --------------------------------------------------------------------------------------
+# Fill programs: numpy's iterative reflect/symmetric/wrap fill, at the index level.
+# --------------------------------------------------------------------------------------
+
+
+class Fill(NamedTuple):
+    """Positions ``[start, stop)`` of the padded axis are filled from other positions.
+
+    Position ``p`` takes the value at ``offset + step * p`` (``step`` is -1 for a
+    reflection, +1 for a wrap, 0 for an edge copy). With odd reflection the value is
+    ``2 * value(edge) - value(offset - p)`` instead, computed in the array's dtype as numpy
+    does. Source positions always lie in regions filled earlier (or in the data).
+    """
+
+    start: int
+    stop: int
+    offset: int
+    step: int
+    edge: int
+
+
+class Program(NamedTuple):
+    """How one axis is padded by a copying mode: data at ``[lo, hi)``, the rest by ``fills``."""
+
+    lo: int
+    hi: int
+    fills: tuple[Fill, ...]
+    odd: bool
+
+    @property
+    def length(self) -> int:
+        return self.hi + (self.fills[-1].stop - self.hi if self.fills else 0)
+
+
+def fill_program(mode: str, n: int, before: int, after: int, reflect_type: str) -> Program:
+    """The fill program numpy's ``pad`` follows for one axis of length ``n >= 1``.
+
+    numpy pads reflect, symmetric and wrap widths larger than the axis iteratively, each
+    round copying (or, for odd reflection, negating about the current edge) a window of the
+    region filled so far. This replays those rounds on positions only, so its cost is the
+    number of rounds, not the width.
+    """
+    total = before + n + after
+    lo, hi = before, before + n
+    fills: list[Fill] = []
+    if mode == "edge" or (mode in ("reflect", "symmetric") and n == 1):
+        # Legacy numpy: reflecting an axis of length one repeats its value.
+        if before:
+            fills.append(Fill(0, before, lo, 0, lo))
+        if after:
+            fills.append(Fill(hi, total, hi - 1, 0, hi - 1))
+        return Program(lo, hi, tuple(sorted(fills)), odd=False)
+
+    left, right = before, after  # widths still to fill on each side
+    while left > 0 or right > 0:
+        valid = total - left - right  # length filled so far (data and earlier rounds)
+        if mode == "wrap":
+            period = valid // n * n
+            if left > 0:
+                c = min(period, left)
+                fills.append(Fill(left - c, left, period, 1, left))
+            if right > 0:
+                c = min(period, right)
+                start = total - right
+                fills.append(Fill(start, start + c, -period, 1, start - 1))
+            left = max(left - period, 0)
+            right = max(right - period, 0)
+            continue
+        if mode == "symmetric":
+            window, shift = valid // n * n, 1
+        else:  # reflect: the edge itself is not repeated
+            window, shift = (valid - 1) // (n - 1) * (n - 1), 0
+        if left > 0:
+            c = min(window, left)
+            # position left-1-t mirrors left+t (symmetric) or left+1+t (reflect)
+            fills.append(Fill(left - c, left, 2 * left - shift, -1, left))
+            left -= c
+        if right > 0:
+            c = min(window, right)
+            start = total - right
+            fills.append(Fill(start, start + c, 2 * start + shift - 2, -1, start - 1))
+            right -= c
+    return Program(lo, hi, tuple(sorted(fills)), odd=reflect_type == "odd")
+
+
+def _locate(program: Program, pos: np.ndarray) -> np.ndarray:
+    """Index into ``program.fills`` of the fill that wrote each (non-data) position."""
+    starts = np.fromiter((f.start for f in program.fills), dtype=np.intp)
+    return np.searchsorted(starts, pos, side="right") - 1
+
+
+def needed_data(program: Program, pos: np.ndarray) -> np.ndarray:
+    """Sorted data indices (``0 .. n-1``) whose values the padded ``pos`` depend on."""
+    found: list[np.ndarray] = []
+    pending = [np.unique(np.asarray(pos, dtype=np.intp))]
+    seen_edges: set[int] = set()
+    while pending:
+        p = pending.pop()
+        inside = (p >= program.lo) & (p < program.hi)
+        found.append(p[inside] - program.lo)
+        p = p[~inside]
+        if p.size == 0:
+            continue
+        which = _locate(program, p)
+        for i in np.unique(which):
+            f = program.fills[i]
+            pending.append(np.unique(f.offset + f.step * p[which == i]))
+            if program.odd and f.edge not in seen_edges:
+                seen_edges.add(f.edge)
+                pending.append(np.array([f.edge], dtype=np.intp))
+    return np.unique(np.concatenate(found)) if found else np.empty(0, np.intp)
+
+
+def gather_block(
+    *pieces: Any,
+    axis: int,
+    piece_starts: Sequence[int],
+    program: Program,
+    start: int,
+    stop: int,
+) -> Any:
+    """Padded positions ``[start, stop)`` along ``axis`` of a copying mode.
+
+    ``pieces`` are slices of the array along ``axis`` holding the data indices
+    ``piece_starts[i] ..`` (sorted, disjoint); together they hold every index
+    :func:`needed_data` lists for these positions.
+    """
+    slab = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=axis)
+    slab = np.moveaxis(slab, axis, -1)
+    lows = np.asarray(piece_starts, dtype=np.intp)
+    sizes = np.asarray([p.shape[axis] for p in pieces], dtype=np.intp)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+
+    def data(d: np.ndarray) -> Any:
+        i = np.searchsorted(lows, d, side="right") - 1
+        return slab[..., d - lows[i] + offsets[i]]
+
+    def values(p: np.ndarray) -> Any:
+        inside = (p >= program.lo) & (p < program.hi)
+        if inside.all():
+            return data(p - program.lo)
+        out = np.empty_like(slab, shape=(*slab.shape[:-1], p.size))
+        if inside.any():
+            out[..., inside] = data(p[inside] - program.lo)
+        outside = np.flatnonzero(~inside)
+        which = _locate(program, p[outside])
+        for i in np.unique(which):
+            f = program.fills[i]
+            at = outside[which == i]
+            v = values(f.offset + f.step * p[at])
+            if program.odd:
+                v = 2 * values(np.array([f.edge], dtype=np.intp)) - v
+            out[..., at] = v
+        return out
+
+    result = values(np.arange(start, stop, dtype=np.intp))
+    return np.moveaxis(result, -1, axis)
+
+
+# --------------------------------------------------------------------------------------
+# constant / empty
+# --------------------------------------------------------------------------------------
+
+
+def fill_block(*, like: Any, value: Any, fill: bool, block_info: Any = None) -> Any:
+    """A block of the chunk shape given by dask, filled with ``value`` (or left empty)."""
+    shape = block_info[None]["chunk-shape"]
+    out = np.empty_like(like, shape=shape)
+    if fill:
+        out[...] = value  # numpy.pad assigns too: the same casting rules apply
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# linear_ramp
+# --------------------------------------------------------------------------------------
+
+
+def _ramp_operands(edge: Any, end_value: Any, width: int, axis: int) -> tuple[Any, Any, Any]:
+    """``(computation dtype, delta, stop)`` exactly as ``numpy.linspace`` forms them."""
+    stop = np.squeeze(edge, axis=axis)
+    dt = np.linspace(end_value, stop, num=0).dtype
+    delta = np.subtract(stop, end_value, dtype=type(dt))
+    return dt, delta, stop
+
+
+def ramp_step_is_zero(edge: Any, *, end_value: Any, width: int, axis: int) -> Any:
+    """Whether any ``step`` of this block's ramps is 0 (numpy then computes every ramp of
+    the pad differently, to protect denormals); reduced with ``any`` over the whole face."""
+    _, delta, _ = _ramp_operands(edge, end_value, width, axis)
+    return np.asarray(np.any(delta / width == 0)).reshape((1,) * edge.ndim)
+
+
+def ramp_block(
+    edge: Any,
+    any_step_zero: Any,
+    *,
+    end_value: Any,
+    width: int,
+    start: int,
+    stop: int,
+    reverse: bool,
+    axis: int,
+) -> Any:
+    """Elements ``[start, stop)`` of ``numpy.linspace(end_value, edge, width,
+    endpoint=False, dtype=edge.dtype)`` along ``axis`` (reversed for the after side), with
+    numpy's arithmetic, so that a ramp split over many blocks equals numpy's in every bit.
+    """
+    dtype = edge.dtype
+    dt, delta, _ = _ramp_operands(edge, end_value, width, axis)
+    lo, hi = (width - stop, width - start) if reverse else (start, stop)
+    y = np.arange(lo, hi, dtype=dt).reshape((-1,) + (1,) * np.ndim(delta))
+    if bool(np.any(any_step_zero)):
+        y = y / width
+        y = y * delta
+    else:
+        y = y * (delta / width)
+    y += end_value
+    if np.issubdtype(dtype, np.integer):
+        np.floor(y, out=y)
+    y = np.moveaxis(y, 0, axis)
+    if reverse:
+        y = np.flip(y, axis=axis)
+    out = np.empty_like(edge, shape=y.shape)
+    out[...] = y  # the same cast numpy.pad's assignment performs
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# maximum / mean / median / minimum
+# --------------------------------------------------------------------------------------
+
+STATISTICS: Mapping[str, Callable[..., Any]] = {
+    "amax": np.amax,
+    "amin": np.amin,
+    "mean": np.mean,
+    "median": np.median,
+}
+
+
+def _round_for(stat: Any, dtype: np.dtype) -> Any:
+    # numpy.pad rounds statistics (half to even) before storing them into integers.
+    if np.issubdtype(dtype, np.integer):
+        stat = np.asarray(stat)
+        stat = stat.round()
+    return stat
+
+
+def stat_block(*pieces: Any, stat: str, axis: int) -> Any:
+    """The statistic of the concatenated ``pieces`` along ``axis`` (length one there),
+    with numpy.pad's rounding, stored in the pieces' dtype."""
+    slab = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=axis)
+    value = _round_for(STATISTICS[stat](slab, axis=axis, keepdims=True), slab.dtype)
+    out = np.empty_like(slab, shape=value.shape)
+    out[...] = value
+    return out
+
+
+def mean_accumulator(dtype: np.dtype) -> np.dtype:
+    """The dtype ``numpy.mean`` sums ``dtype`` in."""
+    if dtype.kind in "biu":
+        return np.dtype(np.float64)
+    if dtype == np.float16:
+        return np.dtype(np.float32)
+    return dtype
+
+
+def partial_sum(block: Any, *, axis: int, acc: np.dtype) -> Any:
+    """Sum of one block along ``axis`` in the accumulator dtype (tree-reduced mean)."""
+    return np.sum(block, axis=axis, dtype=acc, keepdims=True)
+
+
+def finish_mean(total: Any, *, count: int, dtype: np.dtype) -> Any:
+    """``sum / count`` in numpy.mean's result dtype, rounded and stored like numpy.pad."""
+    mean = np.true_divide(total, count)
+    result_dtype = np.mean(np.zeros(1, dtype=dtype)).dtype if dtype.kind != "O" else dtype
+    mean = _round_for(np.asarray(mean).astype(result_dtype, copy=False), dtype)
+    out = np.empty_like(total, dtype=dtype)
+    out[...] = mean
+    return out
+
+
+def cast_like(block: Any, *, dtype: np.dtype) -> Any:
+    """Store a reduced block into ``dtype`` as numpy.pad's assignment does."""
+    out = np.empty_like(block, dtype=dtype)
+    out[...] = block
+    return out
+
+
+def repeat_block(stat: Any, *, axis: int, width: int) -> Any:
+    """A pad block of ``width`` copies of a statistic (length one along ``axis``)."""
+    shape = list(stat.shape)
+    shape[axis] = width
+    out = np.empty_like(stat, shape=tuple(shape))
+    out[...] = stat
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# a user function
+# --------------------------------------------------------------------------------------
+
+
+def apply_function(
+    block: Any,
+    *,
+    function: Callable[..., Any],
+    axis: int,
+    iaxis_pad_width: tuple[int, int],
+    kwargs: Mapping[str, Any],
+) -> Any:
+    """Call ``function(vector, iaxis_pad_width, iaxis, kwargs)`` on every line of ``block``
+    along ``axis`` (whole lines, already zero-padded), as numpy.pad does.
+
+    numpy expects the function to modify ``vector`` in place; a function that returns the
+    padded vector instead (an array of the vector's shape) is honoured too.
+    """
+    out = block.copy()
+    lines = np.moveaxis(out, axis, -1)
+    for index in np.ndindex(lines.shape[:-1]):
+        vector = lines[(*index, Ellipsis)]
+        returned = function(vector, iaxis_pad_width, axis, kwargs)
+        if returned is not None and returned is not vector and np.shape(returned) == vector.shape:
+            vector[...] = returned
+    return out

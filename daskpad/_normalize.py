@@ -1,0 +1,305 @@
+"""Arguments in, one frozen per-axis plan out.
+
+This module turns the user's ``pad_width``, ``mode`` and keyword arguments into a
+:class:`PadPlan`, raising the exception *type* ``numpy.pad`` raises for the same input, in
+the same order of checks, with numpy's wording first and then what numpy leaves out (the
+argument, the axis, the value received). It knows nothing of dask: after this door no code
+asks "is this an int or a pair?".
+
+Where numpy's behaviour depends on the dtype (``mean`` of datetimes, a constant that does not
+fit the dtype, arithmetic on booleans...), the plan is checked by running ``numpy.pad`` itself
+on a tiny array of the same dtype and shape class (:func:`check_with_numpy`), so such errors
+surface when the graph is built, never later on a worker.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._modes import MODES, REFLECT_TYPES, Mode
+
+
+class PadWidthValueError(TypeError, AssertionError):
+    """A ``pad_width`` dict value that is neither an int nor a ``(before, after)`` tuple.
+
+    numpy (2.4) reports this with a bare ``AssertionError``; daskpad raises an error that is
+    both that and the more telling ``TypeError``, so code written for either keeps working.
+    """
+
+
+@dataclass(frozen=True)
+class AxisPlan:
+    """How one axis is padded.
+
+    Attributes
+    ----------
+    axis
+        The axis number (non-negative).
+    length
+        Length of the *original* array along this axis.
+    before, after
+        Pad widths.
+    values
+        ``(before, after)`` constant values (mode ``constant``) or end values
+        (``linear_ramp``), exactly as numpy would use them (numpy scalars or Python
+        scalars: the difference matters for casting).
+    stat_length
+        ``(before, after)`` number of values the statistic reads, already clipped to
+        ``length`` (statistic modes only).
+    """
+
+    axis: int
+    length: int
+    before: int
+    after: int
+    values: tuple[Any, Any] = (None, None)
+    stat_length: tuple[int, int] | None = None
+
+    @property
+    def padded(self) -> bool:
+        return self.before > 0 or self.after > 0
+
+
+@dataclass(frozen=True)
+class PadPlan:
+    """Everything the graph builder needs, validated.
+
+    ``mode`` is ``None`` for a user function; ``function`` and ``function_kwargs`` are then
+    set. ``fill_empty`` is true when numpy would return the allocated array untouched
+    (mode ``empty``, or a data mode on an array of size 0).
+    """
+
+    shape: tuple[int, ...]
+    mode: Mode | None
+    axes: tuple[AxisPlan, ...]
+    reflect_type: str = "even"
+    function: Callable[..., Any] | None = None
+    function_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    fill_empty: bool = False
+
+    @property
+    def new_shape(self) -> tuple[int, ...]:
+        return tuple(a.length + a.before + a.after for a in self.axes)
+
+    @property
+    def is_identity(self) -> bool:
+        """True when the result is the input itself (no width anywhere, no user function)."""
+        return self.function is None and not any(a.padded for a in self.axes)
+
+
+def _reraise(exc: BaseException, detail: str) -> BaseException:
+    """The same exception type as ``exc``, with ``detail`` appended to numpy's message."""
+    try:
+        new = type(exc)(f"{exc}; {detail}")
+    except Exception:  # an exception class with an unusual constructor: keep it as is
+        exc.add_note(detail)
+        return exc
+    new.__cause__ = exc
+    return new
+
+
+def _as_pairs(
+    name: str, value: Any, ndim: int, *, as_index: bool = False
+) -> tuple[tuple[Any, Any], ...]:
+    """Broadcast ``value`` to one ``(before, after)`` pair per axis, as numpy.pad does.
+
+    A single value or a single pair (given in any nesting, except one value per axis as
+    ``[[a], [b]]``) applies to every axis and is returned as numpy scalars; a full per-axis
+    specification is returned as Python scalars. numpy keeps this difference and it shows in
+    how values are cast, so the plan keeps it too. With ``as_index`` the values are rounded
+    to integers and must not be negative.
+    """
+    if value is None:
+        return ((None, None),) * ndim
+    try:
+        arr = np.array(value)
+        if as_index:
+            arr = np.round(arr).astype(np.intp, copy=False)
+    except Exception as exc:
+        raise _reraise(exc, f"{name}={value!r} is not a number or a sequence of numbers") from None
+
+    def negative(pairs: Any) -> BaseException:
+        return ValueError(
+            f"index can't contain negative values: {name} must be >= 0, got {value!r}{pairs}"
+        )
+
+    if arr.ndim < 3 and (arr.size == 1 or (arr.size == 2 and arr.shape != (2, 1))):
+        flat = arr.ravel()
+        pair = (flat[0], flat[0]) if arr.size == 1 else (flat[0], flat[1])
+        if as_index and (pair[0] < 0 or pair[1] < 0):
+            raise negative("")
+        return (pair,) * ndim
+    if as_index:
+        if arr.size == 0:
+            raise ValueError(
+                f"zero-size array to reduction operation minimum which has no identity: "
+                f"{name}={value!r} holds no value; give one value, one (before, after) pair, "
+                f"or one pair for each of the {ndim} axes"
+            )
+        if arr.min() < 0:
+            raise negative("")
+    try:
+        pairs = np.broadcast_to(arr, (ndim, 2)).tolist()
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc}: {name} has shape {arr.shape}, which does not broadcast to one "
+            f"(before, after) pair for each of the {ndim} axes, i.e. shape ({ndim}, 2); "
+            f"got {value!r}"
+        ) from None
+    return tuple((p[0], p[1]) for p in pairs)
+
+
+def _pad_width_from_dict(pad_width: Mapping[Any, Any], ndim: int) -> list[tuple[int, int]]:
+    """numpy 2.4's ``{axis: width}`` form: an int or a ``(before, after)`` tuple of ints."""
+    seq = [(0, 0)] * ndim
+    for axis, width in pad_width.items():
+        if isinstance(width, int):
+            pair = (width, width)
+        elif (
+            isinstance(width, tuple) and len(width) == 2 and all(isinstance(w, int) for w in width)
+        ):
+            pair = (width[0], width[1])
+        else:
+            raise PadWidthValueError(
+                f"Expected code to be unreachable, but got: {width!r}; pad_width[{axis!r}] "
+                f"must be an int or a (before, after) tuple of ints"
+            )
+        try:
+            seq[axis] = pair
+        except IndexError:
+            raise IndexError(
+                f"list assignment index out of range: pad_width has key {axis!r}, but the "
+                f"array has {ndim} axes (valid keys: {-ndim} to {ndim - 1})"
+            ) from None
+        except TypeError as exc:
+            raise _reraise(exc, f"pad_width keys must be axis numbers, got {axis!r}") from None
+    return seq
+
+
+def normalize_pad_width(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
+    """``pad_width`` in any of numpy's forms -> one ``(before, after)`` pair of ints per axis."""
+    if isinstance(pad_width, Mapping):
+        pad_width = _pad_width_from_dict(pad_width, ndim)
+    try:
+        arr = np.asarray(pad_width)
+    except Exception as exc:
+        raise _reraise(exc, f"pad_width={pad_width!r} is not a regular sequence") from None
+    if arr.dtype.kind != "i":
+        raise TypeError(
+            f"`pad_width` must be of integral type.; got {pad_width!r} (dtype {arr.dtype}); "
+            f"give widths as Python or numpy signed integers"
+        )
+    pairs = _as_pairs("pad_width", arr, ndim, as_index=True)
+    return tuple((int(b), int(a)) for b, a in pairs)
+
+
+def normalize(
+    shape: tuple[int, ...],
+    pad_width: Any,
+    mode: str | Callable[..., Any],
+    kwargs: Mapping[str, Any],
+) -> PadPlan:
+    """Validate the arguments of :func:`daskpad.pad` for an array of ``shape``.
+
+    Checks run in numpy.pad's order, so that when several arguments are wrong the
+    exception is the one numpy would raise first.
+    """
+    ndim = len(shape)
+    widths = normalize_pad_width(pad_width, ndim)
+
+    if callable(mode):
+        axes = tuple(AxisPlan(k, n, b, a) for k, (n, (b, a)) in enumerate(zip(shape, widths)))
+        return PadPlan(shape, None, axes, function=mode, function_kwargs=dict(kwargs))
+
+    try:
+        spec = MODES[mode]
+    except KeyError:
+        raise ValueError(
+            f"mode '{mode}' is not supported; choose one of {sorted(MODES)} or a function"
+        ) from None
+    except TypeError as exc:
+        raise _reraise(exc, f"mode must be a string or a function, got {mode!r}") from None
+    unsupported = set(kwargs) - set(spec.kwargs)
+    if unsupported:
+        allowed = ", ".join(spec.kwargs) if spec.kwargs else "none"
+        raise ValueError(
+            f"unsupported keyword arguments for mode '{mode}': {unsupported}; "
+            f"mode '{mode}' takes: {allowed}"
+        )
+    reflect_type = kwargs.get("reflect_type", "even")
+    if "reflect_type" in spec.kwargs and reflect_type not in REFLECT_TYPES:
+        # numpy silently treats any other value as "even"; a typo should not pass unnoticed.
+        raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+
+    size = int(np.prod(shape, dtype=np.int64)) if ndim else 1
+    values: tuple[tuple[Any, Any], ...] = ((None, None),) * ndim
+    stat_lengths: tuple[tuple[int, int] | None, ...] = (None,) * ndim
+    fill_empty = spec.name == "empty"
+
+    if spec.name == "constant":
+        values = _as_pairs("constant_values", kwargs.get("constant_values", 0), ndim)
+    elif spec.needs_data and size == 0:
+        for axis, (n, (b, a)) in enumerate(zip(shape, widths)):
+            if n == 0 and (b or a):
+                raise ValueError(
+                    f"can't extend empty axis {axis} using modes other than 'constant' or "
+                    f"'empty'; pad_width for axis {axis} is ({b}, {a}) and mode is '{mode}'"
+                )
+        fill_empty = True  # the result has size 0: there is nothing to compute
+    elif spec.name == "linear_ramp":
+        values = _as_pairs("end_values", kwargs.get("end_values", 0), ndim)
+    elif spec.builder == "stat":
+        lengths = _as_pairs("stat_length", kwargs.get("stat_length"), ndim, as_index=True)
+        clipped = []
+        for axis, (n, pair) in enumerate(zip(shape, lengths)):
+            lb, la = (n if v is None or v > n else int(v) for v in pair)
+            if (lb == 0 or la == 0) and spec.name in ("maximum", "minimum"):
+                raise ValueError(
+                    f"stat_length of 0 yields no value for padding; mode '{mode}' got "
+                    f"stat_length ({lb}, {la}) for axis {axis}; use stat_length >= 1 or None"
+                )
+            clipped.append((lb, la))
+        stat_lengths = tuple(clipped)
+
+    axes = tuple(
+        AxisPlan(k, n, b, a, values=v, stat_length=s)
+        for k, (n, (b, a), v, s) in enumerate(zip(shape, widths, values, stat_lengths))
+    )
+    return PadPlan(shape, spec, axes, reflect_type=reflect_type, fill_empty=fill_empty)
+
+
+def _probe_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    # Keep what changes numpy's code path: zero length, length one, longer. Beyond eight
+    # axes keep only "zero or not" so the sample stays small.
+    cap = 2 if len(shape) <= 8 else 1
+    return tuple(min(n, cap) for n in shape)
+
+
+def check_with_numpy(plan: PadPlan, dtype: np.dtype, mode: Any, kwargs: Mapping[str, Any]) -> None:
+    """Run ``numpy.pad`` on a tiny array of ``dtype`` to surface dtype-dependent errors now.
+
+    numpy raises some errors only when it computes (``mean`` of a datetime, arithmetic that a
+    dtype does not support, a constant that does not fit the dtype). The same computation on
+    a sample with the same dtype, the same zero/one/many axis lengths, zero/non-zero widths
+    and the same keyword arguments raises the same error, here rather than on a worker.
+    """
+    if plan.mode is None:
+        return  # a user function is the user's: numpy does not validate it either
+    shape = _probe_shape(plan.shape)
+    widths = [(min(a.before, 1), min(a.after, 1)) for a in plan.axes]
+    sample = np.zeros(shape, dtype=dtype)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            np.pad(sample, widths, mode=mode, **kwargs)
+    except Exception as exc:
+        raise _reraise(
+            exc,
+            f"numpy.pad cannot pad an array of dtype {dtype} with mode={mode!r}"
+            + (f" and {dict(kwargs)!r}" if kwargs else ""),
+        ) from None

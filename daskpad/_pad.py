@@ -1,0 +1,84 @@
+"""``daskpad.pad``: the door. Normalise and check the arguments, then build the graph."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import dask.array as da
+
+from ._graph import pad_axes, pad_with_function
+from ._normalize import check_with_numpy, normalize
+
+
+def pad(
+    array: Any,
+    pad_width: Any,
+    mode: str | Callable[..., Any] = "constant",
+    **kwargs: Any,
+) -> da.Array:
+    """Pad an array lazily, exactly as :func:`numpy.pad` would.
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like
+        The array to pad. Anything else is wrapped with :func:`dask.array.asarray`.
+    pad_width : int, sequence or dict
+        Widths as numpy.pad takes them: ``n``, ``(n,)``, ``(before, after)``,
+        ``((before, after),)``, one ``(before, after)`` pair per axis, or
+        ``{axis: n or (before, after)}``.
+    mode : str or function, default "constant"
+        Any numpy.pad mode: ``"constant"``, ``"edge"``, ``"linear_ramp"``, ``"maximum"``,
+        ``"mean"``, ``"median"``, ``"minimum"``, ``"reflect"``, ``"symmetric"``,
+        ``"wrap"``, ``"empty"``, or a function ``f(vector, iaxis_pad_width, iaxis, kwargs)``
+        that fills ``vector`` in place (returning the padded vector also works).
+    **kwargs
+        ``constant_values``, ``end_values``, ``stat_length``, ``reflect_type`` as numpy.pad
+        takes them, for the modes that take them; for a function, passed to it.
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy, with numpy.pad's shape, dtype and values. Interior chunks are the input's;
+        pad regions get chunks no larger than their neighbouring edge chunk. When nothing is
+        padded the input array itself is returned.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Whatever numpy.pad raises for the same arguments, raised here before any
+        computation, with numpy's message followed by the argument, axis and value.
+        Additionally, ``reflect_type`` other than ``"even"``/``"odd"`` (numpy silently
+        treats it as ``"even"``) and dask arrays with unknown chunk sizes raise ValueError.
+
+    Notes
+    -----
+    Statistics over a slab larger than dask's ``array.chunk-size`` are reduced in a tree:
+    exact for maximum/minimum, for mean equal to numpy's up to floating-point summation
+    order; median narrows the other axes' chunks so that one slab fits the budget.
+
+    Examples
+    --------
+    >>> import dask.array as da, daskpad
+    >>> x = da.arange(6, chunks=2)
+    >>> daskpad.pad(x, (2, 3), mode="reflect").compute()
+    array([2, 1, 0, 1, 2, 3, 4, 5, 4, 3, 2])
+    >>> daskpad.pad(x, 2, mode="reflect", reflect_type="odd").compute()
+    array([-2, -1,  0,  1,  2,  3,  4,  5,  6,  7])
+    >>> daskpad.pad(x, 1, mode="median").chunks
+    ((1, 2, 2, 2, 1),)
+    """
+    x = array if isinstance(array, da.Array) else da.asarray(array)
+    if any(math.isnan(c) for chunks in x.chunks for c in chunks):
+        raise ValueError(
+            f"daskpad.pad needs known chunk sizes, but this array has chunks {x.chunks}; "
+            "call x.compute_chunk_sizes() first"
+        )
+    plan = normalize(tuple(int(n) for n in x.shape), pad_width, mode, kwargs)
+    check_with_numpy(plan, x.dtype, mode, kwargs)
+    if plan.is_identity:
+        return x
+    if plan.function is not None:
+        return pad_with_function(x, plan)
+    return pad_axes(x, plan)
