@@ -13,6 +13,7 @@ array query-planning expressions.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -97,11 +98,12 @@ def _blockwise_along(
 ) -> da.Array:
     """One task per face block of ``like``: ``kernel`` sees each input whole along axis
     ``along`` and returns a block of ``size`` there. ``kwargs`` go to the kernel."""
-    ind = tuple(range(like.ndim))
-    out = tuple(like.ndim if i == along else i for i in ind)
+    ndim = like.ndim
+    out = tuple(ndim if i == along else i for i in range(ndim))
     args: list[Any] = []
-    for a in inputs:
-        args += [a, ind]
+    for j, a in enumerate(inputs):
+        # each input gets its own contracted symbol along ``along``: their lengths differ
+        args += [a, tuple(ndim + 1 + j if i == along else i for i in range(ndim))]
     for pair in extra:
         args += list(pair)
     return da.blockwise(
@@ -184,17 +186,19 @@ def build_ramp(x: da.Array, ap: AxisPlan, plan: PadPlan) -> Sides:
         if width == 0:
             flags.append(None)
             continue
-        zero = da.map_blocks(
-            k.ramp_step_is_zero,
-            edge,
-            chunks=tuple((1,) * len(c) for c in edge.chunks),
-            dtype=bool,
-            meta=np.empty((0,) * x.ndim, dtype=bool),
-            end_value=ap.values[side],
-            width=width,
-            axis=axis,
+        step_is_zero = functools.partial(
+            k.ramp_step_is_zero, end_value=ap.values[side], width=width, along=axis
         )
-        flags.append(zero.any())
+        flags.append(
+            da.reduction(
+                edge,
+                step_is_zero,
+                k.any_of,
+                dtype=bool,
+                meta=np.empty((), dtype=bool),
+                concatenate=False,
+            )
+        )
 
     def make(side: int, start: int, stop: int, offset: int) -> da.Array:
         width = ap.before if side == BEFORE else ap.after

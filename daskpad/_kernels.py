@@ -131,6 +131,15 @@ def needed_data(program: Program, pos: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate(found)) if found else np.empty(0, np.intp)
 
 
+def _concatenate(pieces: Sequence[Any], axis: int) -> Any:
+    """Join blocks along ``axis``, keeping masked arrays masked."""
+    if len(pieces) == 1:
+        return pieces[0]
+    if isinstance(pieces[0], np.ma.MaskedArray):
+        return np.ma.concatenate(pieces, axis=axis)
+    return np.concatenate(pieces, axis=axis)
+
+
 def gather_block(
     *pieces: Any,
     axis: int,
@@ -145,8 +154,7 @@ def gather_block(
     ``piece_starts[i] ..`` (sorted, disjoint); together they hold every index
     :func:`needed_data` lists for these positions.
     """
-    slab = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=axis)
-    slab = np.moveaxis(slab, axis, -1)
+    slab = np.moveaxis(_concatenate(pieces, axis), axis, -1)
     lows = np.asarray(piece_starts, dtype=np.intp)
     sizes = np.asarray([p.shape[axis] for p in pieces], dtype=np.intp)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
@@ -204,11 +212,22 @@ def _ramp_operands(edge: Any, end_value: Any, width: int, axis: int) -> tuple[An
     return dt, delta, stop
 
 
-def ramp_step_is_zero(edge: Any, *, end_value: Any, width: int, axis: int) -> Any:
-    """Whether any ``step`` of this block's ramps is 0 (numpy then computes every ramp of
-    the pad differently, to protect denormals); reduced with ``any`` over the whole face."""
-    _, delta, _ = _ramp_operands(edge, end_value, width, axis)
-    return np.asarray(np.any(delta / width == 0)).reshape((1,) * edge.ndim)
+def ramp_step_is_zero(
+    edge: Any, *, end_value: Any, width: int, along: int, axis: Any = None, keepdims: bool = False
+) -> Any:
+    """Whether any ``step`` of this block's ramps is 0: numpy then computes every ramp of
+    that side differently (to protect denormals), so this is reduced over the whole face.
+    (``axis``/``keepdims`` are the reduction's; the ramp runs along ``along``.)"""
+    _, delta, _ = _ramp_operands(edge, end_value, width, along)
+    flag = np.any(np.asarray(delta / width == 0))
+    return np.full((1,) * edge.ndim if keepdims else (), flag)
+
+
+def any_of(flags: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Combine per-block flags (a list of them, or one array) into one."""
+    if isinstance(flags, list):
+        return np.full((1,) * np.ndim(flags[0]) if keepdims else (), any(np.any(f) for f in flags))
+    return np.any(flags, axis=axis, keepdims=keepdims)
 
 
 def ramp_block(
@@ -269,7 +288,7 @@ def _round_for(stat: Any, dtype: np.dtype) -> Any:
 def stat_block(*pieces: Any, stat: str, axis: int) -> Any:
     """The statistic of the concatenated ``pieces`` along ``axis`` (length one there),
     with numpy.pad's rounding, stored in the pieces' dtype."""
-    slab = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=axis)
+    slab = _concatenate(pieces, axis)
     value = _round_for(STATISTICS[stat](slab, axis=axis, keepdims=True), slab.dtype)
     out = np.empty_like(slab, shape=value.shape)
     out[...] = value

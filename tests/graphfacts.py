@@ -1,0 +1,66 @@
+"""Reading facts out of dask graphs: which input blocks an output block reads, how many
+tasks compute something and how many are mere key-to-key aliases."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import dask.array as da
+from dask.core import get_dependencies
+
+
+def graph_of(x: da.Array) -> dict[Hashable, Any]:
+    return dict(x.__dask_graph__())
+
+
+def is_alias(graph: dict[Hashable, Any], value: Any) -> bool:
+    """A task that only renames another key (classic tuple-key alias or ``Alias`` node)."""
+    if type(value).__name__ == "Alias":
+        return True
+    try:
+        return isinstance(value, (tuple, str)) and value in graph
+    except TypeError:
+        return False
+
+
+def added_tasks(x: da.Array, y: da.Array) -> tuple[int, int]:
+    """``(work, aliases)``: tasks in ``y``'s graph that are not in ``x``'s."""
+    gx, gy = graph_of(x), graph_of(y)
+    new = [key for key in gy if key not in gx]
+    aliases = sum(is_alias(gy, gy[key]) for key in new)
+    return len(new) - aliases, aliases
+
+
+def input_blocks_read(y: da.Array, x: da.Array) -> dict[tuple[int, ...], set[tuple[int, ...]]]:
+    """For every output block of ``y``, the set of ``x``'s block indices it depends on."""
+    graph = graph_of(y)
+    x_name = x.name
+    memo: dict[Hashable, frozenset[tuple[int, ...]]] = {}
+
+    def reads(key: Hashable) -> frozenset[tuple[int, ...]]:
+        if key in memo:
+            return memo[key]
+        if isinstance(key, tuple) and key[0] == x_name:
+            found = frozenset([tuple(key[1:])])
+        else:
+            found = frozenset().union(*(reads(d) for d in get_dependencies(graph, key)))
+        memo[key] = found
+        return found
+
+    return {tuple(key[1:]): set(reads(key)) for key in _flat_keys(y)}
+
+
+def _flat_keys(y: da.Array) -> list[tuple[Any, ...]]:
+    keys = y.__dask_keys__()
+    out: list[tuple[Any, ...]] = []
+
+    def walk(k: Any) -> None:
+        if isinstance(k, list):
+            for item in k:
+                walk(item)
+        else:
+            out.append(k)
+
+    walk(keys)
+    return out

@@ -1,0 +1,192 @@
+"""Graph facts: what each pad block reads, how much work a pad adds, laziness, keys, meta."""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from graphfacts import added_tasks, input_blocks_read
+
+import daskpad
+from daskpad._modes import MODES
+
+N, C = 100, 10  # a 1-D array of 10 chunks of 10
+LAST = N // C - 1
+
+
+def _x1d() -> da.Array:
+    return da.from_array(np.arange(N, dtype=float), chunks=C)
+
+
+def _reads_by_region(y: da.Array, x: da.Array, before_blocks: int) -> dict[str, set]:
+    reads = input_blocks_read(y, x)
+    nblocks = len(y.chunks[0])
+    after_start = before_blocks + len(x.chunks[0])
+    region: dict[str, set] = {"before": set(), "after": set()}
+    for (i,), blocks in reads.items():
+        if i < before_blocks:
+            region["before"] |= {b[0] for b in blocks}
+        elif i >= after_start:
+            region["after"] |= {b[0] for b in blocks}
+        else:  # interior: exactly its own input block
+            assert blocks == {(i - before_blocks,)}
+    assert nblocks == after_start + (nblocks - after_start)
+    return region
+
+
+@pytest.mark.parametrize(
+    ("mode", "kwargs", "before", "after"),
+    [
+        ("constant", {}, set(), set()),
+        ("empty", {}, set(), set()),
+        ("edge", {}, {0}, {LAST}),
+        ("linear_ramp", {"end_values": 3}, {0}, {LAST}),
+        ("reflect", {}, {0}, {LAST}),
+        ("reflect", {"reflect_type": "odd"}, {0}, {LAST}),
+        ("symmetric", {}, {0}, {LAST}),
+        ("wrap", {}, {LAST}, {0}),
+        ("maximum", {"stat_length": 5}, {0}, {LAST}),
+        ("mean", {"stat_length": 15}, {0, 1}, {LAST - 1, LAST}),
+        ("median", {"stat_length": (3, 25)}, {0}, {LAST - 2, LAST - 1, LAST}),
+        ("minimum", {}, set(range(N // C)), set(range(N // C))),
+    ],
+)
+def test_pad_blocks_read_only_the_edge_chunks_their_mode_needs(mode, kwargs, before, after):
+    x = _x1d()
+    y = daskpad.pad(x, (3, 4), mode=mode, **kwargs)
+    region = _reads_by_region(y, x, before_blocks=1)
+    assert region == {"before": before, "after": after}
+
+
+def test_narrow_reflection_reads_only_the_slab_not_the_whole_edge_chunk():
+    x = _x1d()
+    y = daskpad.pad(x, (3, 4), mode="reflect")
+    # the pad blocks read slices of 4 and 5 elements (overlap-style), never a full chunk
+    getitems = [
+        v
+        for k, v in dict(y.__dask_graph__()).items()
+        if isinstance(k, tuple) and str(k[0]).startswith("getitem")
+    ]
+    assert getitems, "pad blocks should slice their slab out of the edge chunk"
+    sizes = sorted(c for k in y.__dask_graph__() if str(k[0]).startswith("getitem") for c in [k])
+    assert len(sizes) == 2
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap"])
+@pytest.mark.parametrize("reflect_type", ["even", "odd"])
+def test_wide_pads_read_what_they_map_to(mode, reflect_type):
+    kwargs = {} if mode == "wrap" else {"reflect_type": reflect_type}
+    x = da.from_array(np.arange(12.0), chunks=3)  # 4 chunks
+    y = daskpad.pad(x, (40, 31), mode=mode, **kwargs)
+    reads = input_blocks_read(y, x)
+    # every pad block reads at most a few input blocks, however wide the pad
+    assert max(len(r) for r in reads.values()) <= 4
+    np.testing.assert_array_equal(
+        y.compute(), np.pad(np.arange(12.0), (40, 31), mode=mode, **kwargs)
+    )
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_pad_of_one_on_100x100_chunks_adds_work_only_at_the_boundary(mode):
+    x = da.zeros((1000, 1000), chunks=10)  # 100 x 100 chunks
+    y = daskpad.pad(x, 1, mode=mode)
+    work, aliases = added_tasks(x, y)
+    boundary_blocks = 102 * 102 - 100 * 100  # output blocks that hold padding
+    # a slice of the edge slab and a kernel per block; linear_ramp adds a reduction of its
+    # "any step is zero" flag over the face (numpy switches arithmetic on it)
+    per_block = 4 if mode == "linear_ramp" else 2
+    assert work <= per_block * boundary_blocks + 8, (mode, work)
+    # the interior is passed through: at most aliases, no work per interior block
+    assert aliases <= 3 * 100 * 100
+    assert y.chunks == ((1,) + (10,) * 100 + (1,),) * 2
+
+
+def test_zero_pad_returns_the_input_itself():
+    x = _x1d()
+    assert daskpad.pad(x, 0) is x
+    assert daskpad.pad(x, ((0, 0),), mode="reflect") is x
+    assert daskpad.pad(x, {0: 0}, mode="median") is x
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_same_call_gives_same_keys(mode):
+    x = _x1d()
+    a = daskpad.pad(x, (13, 2), mode=mode)
+    b = daskpad.pad(x, (13, 2), mode=mode)
+    assert a.name == b.name
+    assert set(dict(a.__dask_graph__())) == set(dict(b.__dask_graph__()))
+    assert daskpad.pad(x, (13, 3), mode=mode).name != a.name
+
+
+def _refuse_to_compute(dsk, keys, **kwargs):
+    raise AssertionError("daskpad.pad computed something while building the graph")
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_building_computes_nothing(mode):
+    x = da.random.default_rng(0).random((30, 40), chunks=(7, 9))
+    with dask.config.set(scheduler=_refuse_to_compute):
+        y = daskpad.pad(x, ((3, 20), (11, 2)), mode=mode)
+        assert y.shape == (53, 53)
+    with (
+        pytest.raises(AssertionError, match="computed something"),
+        dask.config.set(scheduler=_refuse_to_compute),
+    ):
+        y.sum().compute()  # the fixture really does refuse
+
+
+def test_user_function_builds_lazily_too():
+    def ones(vector, width, iaxis, kwargs):
+        vector[: width[0]] = 1
+
+    x = da.zeros((6, 5), chunks=2)
+    with dask.config.set(scheduler=_refuse_to_compute):
+        y = daskpad.pad(x, 2, mode=ones)
+    np.testing.assert_array_equal(y.compute(), np.pad(np.zeros((6, 5)), 2, mode=ones))
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap", "maximum", "mean"])
+def test_masked_chunks_stay_masked(mode):
+    data = np.ma.masked_array(np.arange(12.0).reshape(3, 4), mask=np.eye(3, 4, dtype=bool))
+    x = da.from_array(data, chunks=2, asarray=False)
+    y = daskpad.pad(x, 2, mode=mode)
+    assert isinstance(y._meta, np.ma.MaskedArray)
+    out = y.compute()
+    assert isinstance(out, np.ma.MaskedArray)
+    np.testing.assert_array_equal(out.shape, (7, 8))
+    if mode in ("constant", "edge", "reflect", "wrap"):
+        # copying modes carry data and mask alike; constants are unmasked
+        np.testing.assert_array_equal(out.data, np.pad(data.data, 2, mode=mode))
+        expected_mask = np.pad(data.mask, 2, mode=mode)
+        np.testing.assert_array_equal(np.ma.getmaskarray(out), expected_mask)
+
+
+def test_unknown_chunk_sizes_are_refused_when_building():
+    x = da.from_array(np.arange(10), chunks=3)
+    y = x.map_blocks(lambda b: b[b > 3], chunks=((np.nan,) * 4,), dtype=x.dtype)
+    with pytest.raises(ValueError, match="known chunk sizes"):
+        daskpad.pad(y, 1)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "mode", "kwargs", "error"),
+    [
+        ("datetime64[s]", "mean", {}, TypeError),
+        ("datetime64[s]", "linear_ramp", {}, TypeError),
+        ("int8", "constant", {"constant_values": 300}, OverflowError),
+        ("float64", "constant", {"constant_values": "text"}, ValueError),
+    ],
+)
+def test_dtype_errors_surface_when_building(dtype, mode, kwargs, error):
+    data = np.zeros((4, 3), dtype=dtype)
+    with pytest.raises(error):
+        np.pad(data, 1, mode=mode, **kwargs)
+    with dask.config.set(scheduler=_refuse_to_compute), pytest.raises(error):
+        daskpad.pad(da.from_array(data, chunks=2), 1, mode=mode, **kwargs)
+
+
+def test_numpy_input_becomes_a_lazy_dask_array():
+    y = daskpad.pad(np.arange(5), 2, mode="wrap")
+    assert isinstance(y, da.Array)
+    np.testing.assert_array_equal(y.compute(), np.pad(np.arange(5), 2, mode="wrap"))
