@@ -22,6 +22,7 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
+from dask.array.core import normalize_chunks
 from dask.utils import parse_bytes
 
 from . import _kernels as k
@@ -242,7 +243,7 @@ def _statistic(x: da.Array, axis: int, start: int, stop: int, stat: str) -> da.A
         total = da.sum(slab, axis=axis, dtype=acc, keepdims=True)
         return total.map_blocks(k.finish_mean, count=length, dtype=x.dtype, meta=x._meta)
     # median needs whole lines: narrow the face so that one line-slab fits the budget
-    narrow = slab.rechunk({i: (-1 if i == axis else "auto") for i in range(x.ndim)})
+    narrow = slab.rechunk(whole_along(slab, axis))
     stat_ = _blockwise_along(k.stat_block, narrow, axis, 1, [narrow], dict(stat=stat, axis=axis))
     return stat_.rechunk(_with_axis(x, axis, (1,)))
 
@@ -299,6 +300,23 @@ def pad_axes(x: da.Array, plan: PadPlan) -> da.Array:
     return x
 
 
+def whole_along(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
+    """Chunks whole along ``axis``, the other axes cut so one block fits the budget."""
+    wanted: dict[int, Any] = {i: (-1 if i == axis else "auto") for i in range(x.ndim)}
+    if 0 in x.shape:
+        return tuple((n,) if i == axis else c for i, (n, c) in enumerate(zip(x.shape, x.chunks)))
+    # dask sizes "auto" chunks from the itemsize, which object arrays do not have: count
+    # each element as a pointer
+    dtype = np.dtype(np.intp) if x.dtype.kind == "O" else x.dtype
+    return normalize_chunks(
+        tuple(wanted[i] for i in range(x.ndim)),
+        x.shape,
+        limit=chunk_budget(),
+        dtype=dtype,
+        previous_chunks=x.chunks,
+    )
+
+
 def pad_with_function(x: da.Array, plan: PadPlan) -> da.Array:
     """A user function: zero-pad, then for each axis in turn hand it every whole line."""
     assert plan.function is not None
@@ -310,7 +328,7 @@ def pad_with_function(x: da.Array, plan: PadPlan) -> da.Array:
     )
     x = pad_axes(x, zeros)
     for ap in plan.axes:
-        lines = x.rechunk({i: (-1 if i == ap.axis else "auto") for i in range(x.ndim)})
+        lines = x.rechunk(whole_along(x, ap.axis))
         x = lines.map_blocks(
             k.apply_function,
             dtype=x.dtype,

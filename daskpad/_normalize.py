@@ -291,7 +291,8 @@ def check_with_numpy(plan: PadPlan, dtype: np.dtype, mode: Any, kwargs: Mapping[
     if plan.mode is None:
         return  # a user function is the user's: numpy does not validate it either
     shape = _probe_shape(plan.shape)
-    widths = [(min(a.before, 1), min(a.after, 1)) for a in plan.axes]
+    # (a 0-d array takes a plain int: numpy reads an empty list of pairs as float widths)
+    widths = [(min(a.before, 1), min(a.after, 1)) for a in plan.axes] if plan.axes else 0
     sample = np.zeros(shape, dtype=dtype)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -16,12 +17,13 @@ def _demo(args: argparse.Namespace) -> int:
     data = np.arange(12, dtype=np.int64).reshape(3, 4)
     x = da.from_array(data, chunks=2)
     print(f"input: a {x.shape} dask array in chunks {x.chunks}\n{data}\n")
-    for mode, kwargs in (
+    cases: tuple[tuple[str, dict[str, Any]], ...] = (
         ("reflect", {"reflect_type": "odd"}),
         ("wrap", {}),
         ("linear_ramp", {"end_values": -1}),
         ("median", {"stat_length": 2}),
-    ):
+    )
+    for mode, kwargs in cases:
         y = pad(x, ((1, 2), (3, 1)), mode=mode, **kwargs)
         same = np.array_equal(y.compute(), np.pad(data, ((1, 2), (3, 1)), mode=mode, **kwargs))
         print(f"mode={mode!r} {kwargs or ''} -> shape {y.shape}, chunks {y.chunks}")

@@ -1,0 +1,573 @@
+"""Tests of labelled padding: ``daskpad.xarray.pad2`` and the ``pad2`` accessor."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+xr = pytest.importorskip("xarray")
+
+import daskpad  # noqa: E402  (registers the accessor)
+import daskpad.xarray  # noqa: E402
+from daskpad._modes import MODES  # noqa: E402
+from daskpad.xarray import pad2  # noqa: E402
+
+WIDTHS = {"x": (2, 3), "y": (1, 7)}  # y is padded wider than it is long
+
+
+def _raise_if_computes(dsk, keys, **kwargs):
+    raise AssertionError("dask computed where it should have stayed lazy")
+
+
+@pytest.fixture
+def no_compute():
+    with dask.config.set(scheduler=_raise_if_computes):
+        yield
+
+
+def make_dataset() -> xr.Dataset:
+    rng = np.random.default_rng(0)
+    return xr.Dataset(
+        {
+            "f": (("x", "y"), rng.normal(size=(4, 5)), {"units": "K"}),
+            "i": (("x", "y"), np.arange(20, dtype=np.int32).reshape(4, 5) ** 2 % 7),
+            "t": ("y", np.arange(5.0)),
+            "z": ("w", np.arange(3)),  # no padded dimension
+        },
+        coords={
+            "x": ("x", [0.0, 1.0, 2.0, 3.0], {"axis": "X"}),
+            "y": [10, 20, 30, 40, 50],
+            "lat": (("x", "y"), np.linspace(-1, 1, 20).reshape(4, 5)),
+        },
+        attrs={"title": "test"},
+    )
+
+
+def chunked(ds: xr.Dataset) -> xr.Dataset:
+    return ds.chunk({"x": (1, 3), "y": (2, 2, 1), "w": 2})
+
+
+def assert_all_dask(ds: xr.Dataset) -> None:
+    for name, var in ds.variables.items():
+        if name not in ds.indexes:
+            assert isinstance(var.data, da.Array), name
+
+
+# One row per mode and option variant: pad2's keyword arguments, and numpy.pad's for an
+# (x, y) variable padded by WIDTHS. ``None`` as numpy's constant means "default fill".
+CASES = [
+    ("constant", {}, {"constant_values": None}),
+    ("constant", {"constant_values": 7}, {"constant_values": 7}),
+    ("constant", {"constant_values": (1, 2)}, {"constant_values": (1, 2)}),
+    (
+        "constant",
+        {"constant_values": {"x": (1, 2), "y": 3}},
+        {"constant_values": ((1, 2), (3, 3))},
+    ),
+    ("edge", {}, {}),
+    ("reflect", {}, {}),
+    ("reflect", {"reflect_type": "odd"}, {"reflect_type": "odd"}),
+    ("symmetric", {}, {}),
+    ("symmetric", {"reflect_type": "odd"}, {"reflect_type": "odd"}),
+    ("wrap", {}, {}),
+    ("linear_ramp", {}, {}),
+    ("linear_ramp", {"end_values": {"x": (5, -5)}}, {"end_values": ((5, -5), (0, 0))}),
+    ("linear_ramp", {"end_values": 3}, {"end_values": 3}),
+    ("maximum", {}, {}),
+    ("minimum", {"stat_length": 2}, {"stat_length": 2}),
+    ("mean", {}, {}),
+    ("mean", {"stat_length": {"y": (1, 3)}}, {"stat_length": ((4, 4), (1, 3))}),
+    ("median", {}, {}),
+    ("median", {"stat_length": (2, 1)}, {"stat_length": (2, 1)}),
+]
+CASE_IDS = [f"{m}-{'-'.join(map(str, kw)) or 'default'}" for m, kw, _ in CASES]
+
+
+def test_cases_cover_every_mode():
+    assert {m for m, _, _ in CASES} == set(MODES) - {"empty"}
+
+
+def numpy_expected(values: np.ndarray, mode: str, np_kwargs: dict) -> np.ndarray:
+    widths = (WIDTHS["x"], WIDTHS["y"])
+    kwargs = dict(np_kwargs)
+    if kwargs.get("constant_values", 0) is None:
+        values = values.astype(np.float64)  # int32 and float64 both promote to float64
+        kwargs["constant_values"] = np.nan
+    return np.pad(values, widths, mode=mode, **kwargs)
+
+
+@pytest.mark.parametrize(("mode", "kwargs", "np_kwargs"), CASES, ids=CASE_IDS)
+def test_data_matches_numpy_in_memory_and_on_dask(mode, kwargs, np_kwargs):
+    ds = make_dataset()
+    in_memory = ds.pad2(WIDTHS, mode=mode, **kwargs)
+    lazy = chunked(ds).pad2(WIDTHS, mode=mode, **kwargs)
+    assert_all_dask(lazy)
+    xr.testing.assert_identical(lazy.compute(), in_memory)
+    for name in ("f", "i"):
+        expected = numpy_expected(ds[name].values, mode, np_kwargs)
+        np.testing.assert_array_equal(in_memory[name].values, expected)
+        assert in_memory[name].dtype == expected.dtype
+    # Variables without a padded dimension are untouched.
+    assert in_memory["z"].data is ds["z"].data
+    assert lazy["z"].data.name == chunked(ds)["z"].data.name
+
+
+@pytest.mark.parametrize(("mode", "kwargs", "np_kwargs"), CASES, ids=CASE_IDS)
+def test_coords_xarray_is_xarray_pad(mode, kwargs, np_kwargs):
+    ds = make_dataset()
+    expected = ds.pad(WIDTHS, mode=mode, **kwargs)
+    xr.testing.assert_identical(ds.pad2(WIDTHS, mode=mode, coords="xarray", **kwargs), expected)
+    lazy = chunked(ds).pad2(WIDTHS, mode=mode, coords="xarray", **kwargs)
+    assert_all_dask(lazy)
+    xr.testing.assert_identical(lazy.compute(), expected)
+    # and for DataArrays
+    xr.testing.assert_identical(
+        ds["i"].pad2(WIDTHS, mode=mode, coords="xarray", **kwargs),
+        ds["i"].pad(WIDTHS, mode=mode, **kwargs),
+    )
+
+
+def test_coords_xarray_quirks_are_reproduced():
+    ds = make_dataset()
+    # A zero width still counts as padded for xarray: the coordinate is promoted.
+    kw = {"x": 0}
+    xr.testing.assert_identical(ds.pad2(kw, coords="xarray"), ds.pad(kw))
+    # A mapping that leaves out a dimension or a variable pads it with 0.
+    for cv in ({"f": 1.5}, {"x": 2}, {"f": {"y": 3}}):
+        xr.testing.assert_identical(
+            ds.pad2(WIDTHS, constant_values=cv, coords="xarray"),
+            ds.pad(WIDTHS, constant_values=cv),
+        )
+    # keep_attrs=False
+    xr.testing.assert_identical(
+        ds.pad2(WIDTHS, mode="edge", keep_attrs=False, coords="xarray"),
+        ds.pad(WIDTHS, mode="edge", keep_attrs=False),
+    )
+
+
+def test_empty_mode_has_the_right_shape_and_interior():
+    ds = make_dataset()
+    for obj in (ds, chunked(ds)):
+        out = obj.pad2(WIDTHS, mode="empty").compute()
+        assert out["f"].shape == (9, 13)
+        np.testing.assert_array_equal(out["f"].values[2:6, 1:6], ds["f"].values)
+        np.testing.assert_array_equal(out.x.values, np.arange(-2.0, 7.0))
+
+
+def _ones_then_fives(vector, iaxis_pad_width, iaxis, kwargs):
+    before, after = iaxis_pad_width
+    vector[:before] = 1
+    if after:
+        vector[-after:] = 5
+
+
+def test_mode_function():
+    ds = make_dataset()
+    out = ds.pad2(x=1, y=(0, 2), mode=_ones_then_fives)
+    xr.testing.assert_identical(
+        chunked(ds).pad2(x=1, y=(0, 2), mode=_ones_then_fives).compute(), out
+    )
+    expected = np.pad(ds.f.values, ((1, 1), (0, 2)), mode=_ones_then_fives)
+    np.testing.assert_array_equal(out.f.values, expected)
+    assert out.x.values.tolist() == [-1, 0, 1, 2, 3, 4]
+    assert np.isnan(out.lat.values[0]).all()  # labels are not data
+
+
+def test_no_width_returns_an_equal_object():
+    ds = make_dataset()
+    xr.testing.assert_identical(ds.pad2(), ds)
+    xr.testing.assert_identical(ds.pad2({}), ds)
+
+
+def test_dask_pad_stays_lazy(no_compute):
+    out = chunked(make_dataset()).pad2(WIDTHS, mode="reflect")
+    assert_all_dask(out)
+    out = chunked(make_dataset()).pad2(WIDTHS)
+    assert_all_dask(out)
+
+
+def test_dask_uses_daskpad(monkeypatch):
+    calls = []
+    real = daskpad.pad
+
+    def spy(*args, **kwargs):
+        calls.append(dict(kwargs))
+        kwargs.pop("chunks", None)  # the spy only records the policy
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(daskpad, "pad", spy)
+    chunked(make_dataset()).pad2(x=1, mode="wrap")
+    assert len(calls) == 3  # f, i, lat: the dask-backed variables along x
+    assert all("chunks" not in c for c in calls)
+    calls.clear()
+    chunked(make_dataset()).pad2(x=1, mode="wrap", chunks="some-policy")
+    assert [c["chunks"] for c in calls] == ["some-policy"] * 3
+    calls.clear()
+    make_dataset().pad2(x=1, mode="wrap", chunks="some-policy")  # in memory: numpy
+    assert calls == []
+
+
+# --------------------------------------------------------------------------------------
+# constant_values and dtypes
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("dtype", "promoted"),
+    [
+        (np.int8, np.float32),
+        (np.int16, np.float32),
+        (np.uint32, np.float64),
+        (np.int64, np.float64),
+        (np.float32, np.float32),
+        (np.bool_, object),
+    ],
+)
+def test_default_fill_promotes_like_xarray(dtype, promoted):
+    arr = xr.DataArray(np.ones(3, dtype=dtype), dims="x")
+    out = arr.pad2(x=1)
+    assert out.dtype == promoted
+    assert out.isnull().values.tolist() == [True, False, False, False, True]
+    xr.testing.assert_identical(out, arr.pad(x=1))
+    xr.testing.assert_identical(arr.chunk(2).pad2(x=1).compute(), out)
+
+
+def test_default_fill_of_times_is_nat():
+    arr = xr.DataArray(np.array(["2000-01-01", "2000-01-02"], dtype="datetime64[ns]"), dims="x")
+    out = arr.pad2(x=(1, 0))
+    assert out.dtype == arr.dtype
+    assert np.isnat(out.values[0])
+
+
+def test_explicit_constant_keeps_dtype_unless_it_cannot():
+    arr = xr.DataArray(np.arange(3, dtype=np.int16), dims="x")
+    assert arr.pad2(x=1, constant_values=0).dtype == np.int16
+    assert arr.pad2(x=1, constant_values=np.int64(-3)).values.tolist() == [-3, 0, 1, 2, -3]
+    f32 = arr.astype(np.float32)
+    assert f32.pad2(x=1, constant_values=0.1).dtype == np.float32  # no needless float64
+    # NaN or a fraction cannot be an int16: promote as the default does.
+    out = arr.pad2(x=1, constant_values=np.nan)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out.values, [np.nan, 0, 1, 2, np.nan])
+    assert arr.pad2(x=1, constant_values=(0, 0.5)).values.tolist() == [0, 0, 1, 2, 0.5]
+    # xarray (and coords="xarray") never promote an explicit value.
+    with pytest.raises(ValueError, match="NaN"):
+        arr.pad2(x=1, constant_values=np.nan, coords="xarray")
+
+
+def test_constant_values_per_variable_and_per_dimension():
+    ds = make_dataset()
+    cv = {"f": {"x": (-1, -2)}, "i": 5, "y": (8, 9)}
+    for obj in (ds, chunked(ds)):
+        out = obj.pad2(x=1, y=1, constant_values=cv).compute()
+        # f: x given, y missing from f's own mapping -> default NaN on y
+        np.testing.assert_array_equal(out["f"].values[0, 1:-1], -1)
+        np.testing.assert_array_equal(out["f"].values[-1, 1:-1], -2)
+        assert np.isnan(out["f"].values[1:-1, 0]).all()
+        # i: 5 everywhere, no promotion
+        assert out["i"].dtype == np.int32
+        assert (out["i"].values[0] == 5).all() and (out["i"].values[:, -1] == 5).all()
+        # t (not named): the per-dimension entries apply
+        assert out["t"].values.tolist() == [8, 0, 1, 2, 3, 4, 9]
+    # An int variable that gets the default fill on one padded axis is promoted.
+    out = ds.pad2(x=1, y=1, constant_values={"x": 0})
+    assert out["i"].dtype == np.float64
+    assert out["i"].values[0, 1:-1].tolist() == [0, 0, 0, 0, 0]
+    assert np.isnan(out["i"].values[1:-1, 0]).all()
+
+
+def test_dataarray_constant_values_by_name():
+    arr = xr.DataArray([1, 2], dims="x", name="v")
+    assert arr.pad2(x=1, constant_values={"v": 0}).values.tolist() == [0, 1, 2, 0]
+
+
+def test_zero_width_changes_nothing():
+    ds = make_dataset()
+    out = ds.pad2(x=0, y=(0, 0))
+    xr.testing.assert_identical(out, ds)
+    assert out["i"].dtype == np.int32
+
+
+# --------------------------------------------------------------------------------------
+# Coordinates
+# --------------------------------------------------------------------------------------
+def _line(coord, name="x", **kwargs):
+    return xr.DataArray(np.arange(len(coord), dtype=float), coords={name: coord}, **kwargs)
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap", "mean", "linear_ramp"])
+def test_regular_grid_is_extended(mode):
+    out = _line([0, 1, 2]).pad2(x=2, mode=mode)
+    assert out.x.values.tolist() == [-2, -1, 0, 1, 2, 3, 4]
+    assert out.x.dtype == np.int64
+    assert out.indexes["x"].is_monotonic_increasing and out.indexes["x"].is_unique
+
+
+def test_irregular_grid_uses_edge_spacing():
+    out = _line([0.0, 1.0, 3.0, 7.0]).pad2(x=(2, 1), mode="symmetric")
+    assert out.x.values.tolist() == [-2.0, -1.0, 0.0, 1.0, 3.0, 7.0, 11.0]
+    assert out.values.tolist() == [1, 0, 0, 1, 2, 3, 3]
+    # .sel with a slice keeps working, and so does interpolation along the coordinate
+    # (interpolate_na needs a monotonic index; .interp would too, but needs scipy)
+    assert out.sel(x=slice(-1.5, 2)).x.values.tolist() == [-1.0, 0.0, 1.0]
+    holes = out.where(out.x != 3.0)
+    filled = holes.interpolate_na("x", use_coordinate=True)
+    assert float(filled.sel(x=3.0)) == pytest.approx(1 + 2 / 3)  # between 1 at x=1, 3 at x=7
+
+
+def test_descending_grid_stays_descending():
+    out = _line([30, 20, 10]).pad2(x=2, mode="reflect")
+    assert out.x.values.tolist() == [50, 40, 30, 20, 10, 0, -10]
+    assert out.indexes["x"].is_monotonic_decreasing
+    assert out.sel(x=slice(45, 15)).x.values.tolist() == [40, 30, 20]
+    assert out.values.tolist() == [2, 1, 0, 1, 2, 1, 0]
+
+
+def test_unsigned_grid_extended_below_zero_becomes_signed():
+    out = _line(np.array([0, 5, 10], dtype=np.uint8)).pad2(x=1)
+    assert out.x.values.tolist() == [-5, 0, 5, 10, 15]
+    assert out.x.dtype.kind == "i"
+
+
+def test_datetime_grid_is_extended():
+    time = np.array(["2000-01-01", "2000-01-02", "2000-01-04"], dtype="datetime64[ns]")
+    arr = _line(time, name="time", attrs={"a": 1})
+    out = arr.chunk(2).pad2(time=(2, 1), mode="edge")
+    expected = np.array(
+        ["1999-12-30", "1999-12-31", "2000-01-01", "2000-01-02", "2000-01-04", "2000-01-06"],
+        dtype="datetime64[ns]",
+    )
+    np.testing.assert_array_equal(out.time.values, expected)
+    assert out.time.dtype == time.dtype
+    selected = out.sel(time=slice("1999-12-31", "2000-01-03")).compute()
+    assert selected.values.tolist() == [0, 0, 1]
+    assert out.attrs == {"a": 1}
+
+
+def test_timedelta_grid_is_extended():
+    lead = np.array([0, 6, 12], dtype="timedelta64[h]").astype("timedelta64[ns]")
+    out = _line(lead, name="lead").pad2(lead=1)
+    assert (out.lead.values.astype("timedelta64[h]").astype(int) == [-6, 0, 6, 12, 18]).all()
+
+
+def test_global_longitude_wrap_continues_past_the_period():
+    lon = np.arange(0.0, 360.0, 1.0)
+    ds = xr.Dataset(
+        {"t2m": (("lat", "lon"), np.random.default_rng(1).normal(size=(3, 360)))},
+        coords={"lat": [-10.0, 0.0, 10.0], "lon": lon},
+    )
+    for obj in (ds, ds.chunk(lon=90)):
+        out = obj.pad2(lon=2, mode="wrap")
+        assert out.lon.values[:3].tolist() == [-2.0, -1.0, 0.0]
+        assert out.lon.values[-4:].tolist() == [358.0, 359.0, 360.0, 361.0]
+        assert out.indexes["lon"].is_unique and out.indexes["lon"].is_monotonic_increasing
+        # the data at 360 is the data at 0: the labels describe where it repeats
+        t2m = out.t2m.compute()
+        np.testing.assert_array_equal(t2m.sel(lon=360.0).values, ds.t2m.sel(lon=0.0).values)
+        np.testing.assert_array_equal(t2m.sel(lon=-1.0).values, ds.t2m.sel(lon=359.0).values)
+        assert out.sel(lon=slice(359, 361)).sizes["lon"] == 3
+
+
+@pytest.mark.parametrize(
+    ("labels", "why"),
+    [
+        (["a", "b", "c"], "dtype"),
+        ([5.0], "1 value"),
+        ([0, 2, 1], "not strictly monotonic"),
+        ([0, 1, 1], "not strictly monotonic"),
+        ([0.0, np.nan, 2.0], "not strictly monotonic"),
+    ],
+)
+def test_index_that_cannot_be_extended_raises(labels, why):
+    arr = _line(labels)
+    with pytest.raises(ValueError, match=rf"cannot extend the index coordinate 'x'.*{why}"):
+        arr.pad2(x=1, mode="edge")
+    # the other policies say what happens instead
+    assert "x" not in arr.pad2(x=1, mode="edge", coords="drop").coords
+    xr.testing.assert_identical(
+        arr.pad2(x=1, mode="edge", coords="xarray"), arr.pad(x=1, mode="edge")
+    )
+    # padding another dimension does not look at it
+    arr2 = arr.expand_dims(y=[0, 1])
+    assert arr2.pad2(y=1).y.values.tolist() == [-1, 0, 1, 2]
+
+
+def test_multiindex_cannot_be_extended():
+    ds = xr.Dataset(coords={"a": ("x", [1, 1, 2]), "b": ("x", [1, 2, 1])}).set_index(x=["a", "b"])
+    with pytest.raises(ValueError, match="PandasMultiIndex"):
+        ds.pad2(x=1)
+
+
+def test_indexed_non_dimension_coordinate_is_extended():
+    ds = xr.Dataset(
+        {"v": ("x", [1.0, 2.0, 3.0])}, coords={"lon": ("x", [100.0, 110.0, 120.0])}
+    ).set_xindex("lon")
+    out = ds.pad2(x=1, mode="edge")
+    assert out.lon.values.tolist() == [90.0, 100.0, 110.0, 120.0, 130.0]
+    assert "lon" in out.xindexes
+    assert out.sel(lon=slice(95, 115)).v.values.tolist() == [1.0, 2.0]
+
+
+def test_drop_policy():
+    ds = make_dataset()
+    out = ds.pad2(x=1, mode="edge", coords="drop")
+    assert "x" not in out.coords and "x" not in out.xindexes
+    assert out["lat"].shape == (6, 5)  # non-index coordinates are still padded
+    assert out.y.values.tolist() == ds.y.values.tolist()
+
+
+def test_non_index_coordinates_are_padded():
+    ds = make_dataset()
+    out = ds.pad2(x=1, mode="reflect")
+    np.testing.assert_array_equal(
+        out.lat.values, np.pad(ds.lat.values, ((1, 1), (0, 0)), "reflect")
+    )
+    # for modes that invent values, non-index coordinates get the missing value
+    out = ds.pad2(x=1, mode="mean")
+    assert np.isnan(out.lat.values[[0, -1]]).all()
+    np.testing.assert_array_equal(out.lat.values[1:-1], ds.lat.values)
+    # a user constant is for data, not for labels
+    out = ds.pad2(x=1, constant_values=0)
+    assert np.isnan(out.lat.values[0]).all()
+    assert (out.f.values[0] == 0).all()
+
+
+def test_indexes_of_unpadded_dimensions_are_kept():
+    ds = make_dataset()
+    out = ds.pad2(x=1)
+    assert out.xindexes["y"] is ds.xindexes["y"]
+    assert out.y.attrs == ds.y.attrs
+    assert out.x.attrs == {"axis": "X"}
+
+
+# --------------------------------------------------------------------------------------
+# DataArray, attrs, encoding, zarr
+# --------------------------------------------------------------------------------------
+def test_dataarray_keeps_name_coords_and_attrs():
+    ds = make_dataset()
+    arr = ds["f"]
+    for obj in (arr, arr.chunk(x=2)):
+        out = obj.pad2(x=(0, 2), mode="edge")
+        assert isinstance(out, xr.DataArray)
+        assert out.name == "f"
+        assert out.attrs == {"units": "K"}
+        assert set(out.coords) == {"x", "y", "lat"}
+        assert out.x.values.tolist() == [0, 1, 2, 3, 4, 5]
+    # a DataArray named like one of its coordinates
+    named = xr.DataArray([1.0, 2.0], coords={"x": [0, 1]}, name="x2").rename("x")
+    assert named.name == "x"
+    assert named.pad2(x=1).name == "x"
+
+
+@pytest.mark.parametrize("keep_attrs", [True, False, None])
+def test_keep_attrs(keep_attrs):
+    ds = make_dataset()
+    out = ds.pad2(x=1, mode="edge", keep_attrs=keep_attrs)
+    expect = keep_attrs is not False
+    assert (out.attrs == ds.attrs) is expect
+    assert (out.f.attrs == {"units": "K"}) is expect
+    assert (out.x.attrs == {"axis": "X"}) is expect
+    assert out.y.attrs == ds.y.attrs  # not padded: untouched
+    with xr.set_options(keep_attrs=False):
+        assert ds.pad2(x=1, mode="edge").attrs == {}
+
+
+def test_layout_encoding_is_dropped_the_rest_kept():
+    ds = make_dataset()
+    ds["f"].encoding = {"chunks": (2, 5), "preferred_chunks": {"x": 2}, "dtype": "float32"}
+    ds["i"].encoding = {"dtype": "int32", "chunks": (4, 5)}
+    ds["z"].encoding = {"chunks": (3,)}
+    out = ds.pad2(x=1)
+    assert out.f.encoding == {"dtype": "float32"}
+    assert out.i.encoding == {}  # promoted to float64: an int32 dtype no longer fits
+    assert out.z.encoding == {"chunks": (3,)}  # not padded
+
+
+@pytest.mark.xfail(
+    dask.config.get("array.query-planning", None) is True,
+    reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
+    raises=NotImplementedError,
+    strict=True,
+)
+def test_padded_dask_dataset_writes_to_zarr(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    src = tmp_path / "src.zarr"
+    dst = tmp_path / "dst.zarr"
+    ds = make_dataset().drop_vars("z")
+    ds.chunk({"x": 2, "y": 2}).to_zarr(src, zarr_format=2, consolidated=True)
+    opened = xr.open_zarr(src, consolidated=True)
+    assert opened["f"].encoding["chunks"] == (2, 2)
+
+    padded = opened.pad2(x=(1, 3), y=2, mode="reflect")
+    # TODO(issue 4): use pad2(..., chunks="regular") once daskpad.pad has the
+    # regular-chunks policy; until then rechunk the padded result to regular chunks here.
+    padded = padded.chunk({"x": 2, "y": 2})
+    padded.to_zarr(dst, zarr_format=2, consolidated=True)
+
+    back = xr.open_zarr(dst, consolidated=True)
+    xr.testing.assert_identical(
+        back.compute(), make_dataset().drop_vars("z").pad2(x=(1, 3), y=2, mode="reflect")
+    )
+    assert zarr.open_group(dst, mode="r")["f"].chunks == (2, 2)
+
+
+# --------------------------------------------------------------------------------------
+# Errors and registration
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "match"),
+    [
+        ((), {"q": 1}, ValueError, r"dimension\(s\) \['q'\] that do not exist"),
+        (({"x": 1},), {"y": 1}, ValueError, "either as a mapping or as keyword"),
+        ((2,), {}, TypeError, "per dimension name"),
+        ((), {"x": -1}, ValueError, "negative"),
+        ((), {"x": 1.5}, TypeError, "integral"),
+        ((), {"x": (1, 2, 3)}, ValueError, "pad_width"),
+        ((), {"x": 1, "mode": "bogus"}, ValueError, "mode 'bogus' is not supported"),
+        (
+            (),
+            {"x": 1, "mode": "edge", "constant_values": 0},
+            ValueError,
+            r"unsupported keyword arguments for mode 'edge': \['constant_values'\].*'constant'",
+        ),
+        ((), {"x": 1, "mode": "mean", "end_values": 0}, ValueError, "linear_ramp"),
+        ((), {"x": 1, "mode": "reflect", "reflect_type": "od"}, ValueError, "reflect_type"),
+        ((), {"x": 1, "stat_length": {"q": 1}, "mode": "mean"}, ValueError, "stat_length"),
+        ((), {"x": 1, "constant_values": {"nope": 1}}, ValueError, "neither data variables"),
+        ((), {"x": 1, "constant_values": ((1, 2), (3, 4))}, ValueError, "by name"),
+        ((), {"x": 1, "coords": "keep"}, ValueError, "coords must be one of"),
+        ((), {"x": 1, "mode": np.mean, "stat_length": 1}, ValueError, "partial"),
+    ],
+)
+def test_errors(args, kwargs, error, match):
+    ds = make_dataset()
+    with pytest.raises(error, match=match):
+        ds.pad2(*args, **kwargs)
+
+
+def test_not_an_xarray_object():
+    with pytest.raises(TypeError, match="Dataset or DataArray"):
+        pad2(np.ones(3), x=1)  # type: ignore[type-var]
+
+
+def test_function_and_accessor_agree():
+    ds = make_dataset()
+    xr.testing.assert_identical(pad2(ds, {"x": 1}, "wrap"), ds.pad2(x=1, mode="wrap"))
+
+
+def test_accessor_is_registered_once_without_warning():
+    assert isinstance(xr.Dataset.pad2, type) and xr.DataArray.pad2 is xr.Dataset.pad2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        importlib.reload(daskpad.xarray)
+    assert xr.Dataset.pad2 is daskpad.xarray.Pad2Accessor
+    assert make_dataset().pad2(x=1).sizes["x"] == 6
+
+
+def test_someone_elses_pad2_still_gets_xarrays_warning(monkeypatch):
+    monkeypatch.setattr(xr.Dataset, "pad2", object(), raising=False)
+    with pytest.warns(xr.core.extensions.AccessorRegistrationWarning):
+        daskpad.xarray._register()
