@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command (README: "Run the tests").
 # The suite runs twice: with dask's classic graphs and with dask's array query planning
-# (array-expr), which dask will switch on by default in a later release.
+# (array-expr), which dask will switch on by default in a later release. Cluster tests
+# (process workers) run in the first pass only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+echo "== daskpad demo"
+daskpad demo
 echo "== daskpad tests: classic dask graphs"
 python -m pytest "$@"
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"

@@ -4,14 +4,14 @@
 ``xarray.DataArray`` when xarray is installed (it is optional).
 """
 
+from importlib.util import find_spec
+
 from ._pad import pad
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "pad"]
 
-try:
-    import xarray  # noqa: F401
-except ImportError:  # pragma: no cover - xarray is optional
-    pass
-else:
-    from . import xarray as _xarray  # noqa: F401  (registers ds.pad2 / da.pad2)
+if find_spec("xarray") is not None:
+    # (imported by name: a plain ``import xarray`` here would bind ``daskpad.xarray`` to
+    # xarray itself and hide our submodule)
+    from . import xarray as _xarray  # noqa: F401  registers ds.pad2 / da.pad2

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -22,14 +23,18 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
-from dask.array.core import normalize_chunks
+from dask.array.core import PerformanceWarning, normalize_chunks
+from dask.array.utils import meta_from_array
 from dask.utils import parse_bytes
 
 from . import _kernels as k
+from ._assemble import Grid, merge_slivers
 from ._modes import MODES
 from ._normalize import AxisPlan, PadPlan
 
 Sides = tuple[da.Array | None, da.Array | None]
+# Builders read the array padded so far through a Grid: its chunks, dtype, meta and slabs.
+Frame = Grid
 
 BEFORE, AFTER = 0, 1
 
@@ -54,24 +59,19 @@ def pad_chunks(width: int, neighbour: int, side: int) -> tuple[int, ...]:
     return chunks
 
 
-def _take(x: da.Array, axis: int, start: int, stop: int) -> da.Array:
-    index = [slice(None)] * x.ndim
-    index[axis] = slice(start, stop)
-    return x[tuple(index)]
-
-
-def _with_axis(x: da.Array, axis: int, chunks: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+def _with_axis(
+    x: Frame | da.Array, axis: int, chunks: Sequence[int]
+) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(chunks) if i == axis else c for i, c in enumerate(x.chunks))
 
 
 def _per_pad_block(
-    x: da.Array,
+    x: Frame,
     ap: AxisPlan,
-    make: Callable[[int, int, int, int], da.Array],
+    make: Callable[[int, tuple[int, ...], int], da.Array],
 ) -> Sides:
-    """For each side, call ``make(side, start, stop, offset)`` per output chunk and
-    concatenate. ``start``/``stop`` count from the outer end of that side's pad region;
-    ``offset`` is where the side starts in padded coordinates along the axis."""
+    """For each side with a pad, ``make(side, chunks, offset)`` builds its blocks:
+    ``chunks`` along the axis, ``offset`` where the side starts in padded coordinates."""
     axis, n = ap.axis, ap.length
     chunks_k = x.chunks[axis]
     result: list[da.Array | None] = []
@@ -79,18 +79,67 @@ def _per_pad_block(
         (BEFORE, ap.before, chunks_k[0] if chunks_k else 0, 0),
         (AFTER, ap.after, chunks_k[-1] if chunks_k else 0, ap.before + n),
     ):
-        if width == 0:
-            result.append(None)
-            continue
-        bounds = np.cumsum((0, *pad_chunks(width, neighbour, side)))
-        blocks = [make(side, int(s), int(e), offset) for s, e in itertools.pairwise(bounds)]
-        result.append(blocks[0] if len(blocks) == 1 else da.concatenate(blocks, axis=axis))
+        result.append(make(side, pad_chunks(width, neighbour, side), offset) if width else None)
     return result[0], result[1]
+
+
+def _blockwise_chunks(
+    kernel: Callable[..., Any],
+    like: Frame | da.Array,
+    along: int,
+    chunks: tuple[int, ...],
+    offset: int,
+    inputs: Sequence[da.Array],
+    kwargs: dict[str, Any],
+    extra: Sequence[tuple[Any, Any]] = (),
+) -> da.Array:
+    """All blocks of one pad side in one layer: for each output chunk along ``along`` and
+    each face block of ``like``, ``kernel(*inputs, *extra, start=, stop=, **kwargs)`` with
+    each input whole along ``along``; ``start``/``stop`` are the chunk's padded positions.
+    A tiny block-index array tells each task which chunk it computes."""
+    ndim = like.ndim
+    out = tuple(ndim if i == along else i for i in range(ndim))
+    which = da.arange(len(chunks), chunks=1)
+    args: list[Any] = [which, (ndim,)]
+    for j, a in enumerate(inputs):
+        # each input gets its own contracted symbol along ``along``: their lengths differ
+        args += [a, tuple(ndim + 1 + j if i == along else i for i in range(ndim))]
+    for pair in extra:
+        args += list(pair)
+    bounds = tuple(int(b) for b in np.cumsum((offset, *chunks)))
+    with warnings.catch_warnings():
+        # the side has more blocks than the slabs it reads: that is the point, not a problem
+        warnings.simplefilter("ignore", PerformanceWarning)
+        return _side_blockwise(out, args, chunks, like, kernel, bounds, kwargs)
+
+
+def _side_blockwise(
+    out: tuple[int, ...],
+    args: list[Any],
+    chunks: tuple[int, ...],
+    like: Frame | da.Array,
+    kernel: Callable[..., Any],
+    bounds: tuple[int, ...],
+    kwargs: dict[str, Any],
+) -> da.Array:
+    ndim = like.ndim
+    return da.blockwise(
+        k.per_chunk,
+        out,
+        *args,
+        concatenate=True,
+        adjust_chunks={ndim: chunks},
+        dtype=like.dtype,
+        meta=meta_from_array(like._meta, ndim=like.ndim),
+        kernel=kernel,
+        bounds=bounds,
+        **kwargs,
+    )
 
 
 def _blockwise_along(
     kernel: Callable[..., Any],
-    like: da.Array,
+    like: Frame | da.Array,
     along: int,
     size: int,
     inputs: Sequence[da.Array],
@@ -114,7 +163,7 @@ def _blockwise_along(
         concatenate=True,
         new_axes={like.ndim: size},
         dtype=like.dtype,
-        meta=like._meta,
+        meta=meta_from_array(like._meta, ndim=like.ndim),
         **kwargs,
     )
 
@@ -124,14 +173,14 @@ def _blockwise_along(
 # --------------------------------------------------------------------------------------
 
 
-def build_fill(x: da.Array, ap: AxisPlan, plan: PadPlan) -> Sides:
+def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
     """constant and empty: blocks made from nothing but the value."""
     empty = plan.fill_empty
 
-    def make(side: int, start: int, stop: int, offset: int) -> da.Array:
+    def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         return da.map_blocks(
             k.fill_block,
-            chunks=_with_axis(x, ap.axis, (stop - start,)),
+            chunks=_with_axis(x, ap.axis, chunks),
             dtype=x.dtype,
             meta=x._meta,
             like=x._meta,
@@ -142,47 +191,54 @@ def build_fill(x: da.Array, ap: AxisPlan, plan: PadPlan) -> Sides:
     return _per_pad_block(x, ap, make)
 
 
-def build_gather(x: da.Array, ap: AxisPlan, plan: PadPlan) -> Sides:
+def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
     """edge, reflect, symmetric, wrap: each block reads the input elements it maps to."""
     assert plan.mode is not None
     program = k.fill_program(plan.mode.name, ap.length, ap.before, ap.after, plan.reflect_type)
     bounds = np.cumsum((0, *x.chunks[ap.axis]))
 
-    def make(side: int, start: int, stop: int, offset: int) -> da.Array:
-        start, stop = start + offset, stop + offset
+    def pieces_for(start: int, stop: int) -> tuple[list[da.Array], tuple[int, ...]]:
+        """Slabs of the input elements padded positions ``[start, stop)`` map to: one
+        slice per input chunk they fall in."""
         needed = k.needed_data(program, np.arange(start, stop))
         which = np.searchsorted(bounds, needed, side="right") - 1
         pieces, starts = [], []
         for c in np.unique(which):
             idx = needed[which == c]
-            pieces.append(_take(x, ap.axis, int(idx[0]), int(idx[-1]) + 1))
+            pieces.append(x.slab(ap.axis, int(idx[0]), int(idx[-1]) + 1))
             starts.append(int(idx[0]))
-        return _blockwise_along(
-            k.gather_block,
-            x,
-            ap.axis,
-            stop - start,
-            pieces,
-            dict(
-                axis=ap.axis,
-                piece_starts=tuple(starts),
-                program=program,
-                start=start,
-                stop=stop,
-            ),
-        )
+        return pieces, tuple(starts)
+
+    def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
+        pieces, starts = pieces_for(offset, offset + sum(chunks))
+        length = sum(p.shape[ap.axis] for p in pieces)
+        if len(chunks) == 1 or _face_block_nbytes(x, ap.axis, length) <= chunk_budget():
+            # every block of this side reads the same few slabs: one layer for the side
+            kwargs = dict(axis=ap.axis, piece_starts=starts, program=program)
+            return _blockwise_chunks(k.gather_block, x, ap.axis, chunks, offset, pieces, kwargs)
+        # a side so wide that its slabs exceed the budget: each block reads only its own
+        blocks = []
+        for lo, hi in itertools.pairwise(np.cumsum((offset, *chunks))):
+            own, own_starts = pieces_for(int(lo), int(hi))
+            kwargs = dict(axis=ap.axis, piece_starts=own_starts, program=program)
+            blocks.append(
+                _blockwise_chunks(
+                    k.gather_block, x, ap.axis, (int(hi - lo),), int(lo), own, kwargs
+                )
+            )
+        return da.concatenate(blocks, axis=ap.axis)
 
     return _per_pad_block(x, ap, make)
 
 
-def build_ramp(x: da.Array, ap: AxisPlan, plan: PadPlan) -> Sides:
+def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
     """linear_ramp: each block from the edge element and one flag per side (numpy switches
     its arithmetic for the whole side when any ramp there has a zero step)."""
     axis, n = ap.axis, ap.length
     edges: list[da.Array] = []
     flags: list[da.Array | None] = []
     for side, width in ((BEFORE, ap.before), (AFTER, ap.after)):
-        edge = _take(x, axis, 0, 1) if side == BEFORE else _take(x, axis, n - 1, n)
+        edge = x.slab(axis, 0, 1) if side == BEFORE else x.slab(axis, n - 1, n)
         edges.append(edge)
         if width == 0:
             flags.append(None)
@@ -201,81 +257,87 @@ def build_ramp(x: da.Array, ap: AxisPlan, plan: PadPlan) -> Sides:
             )
         )
 
-    def make(side: int, start: int, stop: int, offset: int) -> da.Array:
+    def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         width = ap.before if side == BEFORE else ap.after
-        return _blockwise_along(
-            k.ramp_block,
-            x,
-            axis,
-            stop - start,
-            [edges[side]],
-            dict(
-                end_value=ap.values[side],
-                width=width,
-                start=start,
-                stop=stop,
-                reverse=side == AFTER,
-                axis=axis,
-            ),
-            extra=[(flags[side], ())],
+        kwargs = dict(end_value=ap.values[side], width=width, reverse=side == AFTER, axis=axis)
+        # positions within the side: the ramp counts from its outer end
+        return _blockwise_chunks(
+            k.ramp_block, x, axis, chunks, 0, [edges[side]], kwargs, [(flags[side], ())]
         )
 
     return _per_pad_block(x, ap, make)
 
 
-def _face_block_nbytes(x: da.Array, axis: int, length: int) -> int:
+def _face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:
     face = [max(c) if c else 0 for i, c in enumerate(x.chunks) if i != axis]
     return int(np.prod(face, dtype=np.int64)) * length * x.dtype.itemsize
 
 
-def _statistic(x: da.Array, axis: int, start: int, stop: int, stat: str) -> da.Array:
+def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Array:
     """The statistic of ``x[start:stop]`` along ``axis``, length one there, in x's dtype."""
-    slab = _take(x, axis, start, stop)
-    length = stop - start
-    if _face_block_nbytes(x, axis, length) <= chunk_budget():
+    return x.map_slab(axis, start, stop, lambda slab: _slab_statistic(slab, axis, stat))
+
+
+def _slab_statistic(slab: da.Array, axis: int, stat: str) -> da.Array:
+    length = slab.shape[axis]
+    if _face_block_nbytes(slab, axis, length) <= chunk_budget():
         # the whole slab of each face block fits one task: numpy's own function on it
-        return _blockwise_along(k.stat_block, x, axis, 1, [slab], dict(stat=stat, axis=axis))
-    if stat in ("amax", "amin"):
-        reduce = da.max if stat == "amax" else da.min
-        return reduce(slab, axis=axis, keepdims=True)
-    if stat == "mean":
-        acc = k.mean_accumulator(x.dtype)
-        total = da.sum(slab, axis=axis, dtype=acc, keepdims=True)
-        return total.map_blocks(k.finish_mean, count=length, dtype=x.dtype, meta=x._meta)
-    # median needs whole lines: narrow the face so that one line-slab fits the budget
-    narrow = slab.rechunk(whole_along(slab, axis))
-    stat_ = _blockwise_along(k.stat_block, narrow, axis, 1, [narrow], dict(stat=stat, axis=axis))
-    return stat_.rechunk(_with_axis(x, axis, (1,)))
+        return _blockwise_along(k.stat_block, slab, axis, 1, [slab], dict(stat=stat, axis=axis))
+    meta = meta_from_array(slab._meta, ndim=slab.ndim)
+    if stat == "median":
+        # median needs whole lines: narrow the face so that one line-slab fits the budget
+        narrow = slab.rechunk(whole_along(slab, axis))
+        median = _blockwise_along(
+            k.stat_block, narrow, axis, 1, [narrow], dict(stat=stat, axis=axis)
+        )
+        return median.rechunk(_with_axis(slab, axis, (1,)))
+    # maximum, minimum, mean: one partial per block, then one combining task per face block
+    # (a dask tree reduction when even the partials of one face block exceed the budget)
+    acc = k.mean_accumulator(slab.dtype) if stat == "mean" else slab.dtype
+    ind = tuple(range(slab.ndim))
+    partial = da.blockwise(
+        k.partial_statistic,
+        ind,
+        slab,
+        ind,
+        adjust_chunks={axis: 1},
+        dtype=acc,
+        meta=np.empty((0,) * slab.ndim, dtype=acc),
+        stat=stat,
+        axis=axis,
+        acc=acc,
+    )
+    finish = dict(stat=stat, axis=axis, count=length, out_dtype=slab.dtype)
+    if _face_block_nbytes(partial, axis, len(partial.chunks[axis])) <= chunk_budget():
+        return _blockwise_along(k.combine_statistic, slab, axis, 1, [partial], finish)
+    reduce = {"amax": da.max, "amin": da.min, "mean": da.sum}[stat]
+    total = reduce(partial, axis=axis, keepdims=True)
+    return da.map_blocks(k.combine_statistic, total, meta=meta, dtype=slab.dtype, **finish)
 
 
-def build_stat(x: da.Array, ap: AxisPlan, plan: PadPlan) -> Sides:
+def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
     """maximum, mean, median, minimum: one statistic per side and face block, repeated."""
     assert plan.mode is not None and plan.mode.stat is not None and ap.stat_length
     axis, n = ap.axis, ap.length
     stat = plan.mode.stat
     length_before, length_after = ap.stat_length
-    stats = [
-        _statistic(x, axis, 0, length_before, stat) if ap.before else None,
-        _statistic(x, axis, n - length_after, n, stat) if ap.after else None,
-    ]
+    before = _statistic(x, axis, 0, length_before, stat) if ap.before else None
+    after: da.Array | None
+    if length_before == length_after == n and before is not None:
+        after = before  # both sides read the whole axis
+    else:
+        after = _statistic(x, axis, n - length_after, n, stat) if ap.after else None
+    stats = [before, after]
 
-    def make(side: int, start: int, stop: int, offset: int) -> da.Array:
-        s = stats[side]
-        assert s is not None
-        return da.map_blocks(
-            k.repeat_block,
-            s,
-            chunks=_with_axis(s, axis, (stop - start,)),
-            dtype=x.dtype,
-            meta=x._meta,
-            axis=axis,
-            width=stop - start,
-        )
+    def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
+        stat_ = stats[side]
+        assert stat_ is not None
+        return _blockwise_chunks(k.repeat_block, x, axis, chunks, 0, [stat_], dict(axis=axis))
 
     return _per_pad_block(x, ap, make)
 
 
-BUILDERS: dict[str, Callable[[da.Array, AxisPlan, PadPlan], Sides]] = {
+BUILDERS: dict[str, Callable[[Frame, AxisPlan, PadPlan], Sides]] = {
     "fill": build_fill,
     "gather": build_gather,
     "ramp": build_ramp,
@@ -288,16 +350,47 @@ BUILDERS: dict[str, Callable[[da.Array, AxisPlan, PadPlan], Sides]] = {
 # --------------------------------------------------------------------------------------
 
 
-def pad_axes(x: da.Array, plan: PadPlan) -> da.Array:
+def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
     """Pad every axis in numpy's order; each axis reads the result of the ones before."""
     assert plan.mode is not None
     builder = BUILDERS["fill" if plan.fill_empty else plan.mode.builder]
+    grid = Grid(x)
     for ap in plan.axes:
-        if not ap.padded:
-            continue
-        before, after = builder(x, ap, plan)
-        x = da.concatenate([p for p in (before, x, after) if p is not None], axis=ap.axis)
-    return x
+        if ap.padded:
+            grid.add(ap.axis, *builder(grid, ap, plan))
+    return grid.assemble(output_chunks(chunks, x, plan, tuple(grid.chunks)))
+
+
+def output_chunks(
+    chunks: Any, x: da.Array, plan: PadPlan, grid: tuple[tuple[int, ...], ...]
+) -> tuple[tuple[int, ...], ...] | None:
+    """The output chunks asked for with ``chunks=`` (``None``: the grid's own).
+
+    ``"merge"`` joins thin outer pad chunks to their neighbours; ``"regular"`` gives every
+    axis chunks of the input's largest chunk along it (all equal but the last, as zarr
+    needs); anything else is read as dask reads ``chunks`` (an int, a tuple, a dict,
+    ``"auto"``...) for the padded shape.
+    """
+    if chunks is None:
+        return None
+    shape = plan.new_shape
+    if isinstance(chunks, str) and chunks == "merge":
+        return merge_slivers(grid, {a.axis: (a.before, a.after) for a in plan.axes})
+    if isinstance(chunks, str) and chunks == "regular":
+        # the input's largest chunk; an empty axis that was extended gets one chunk
+        sizes = tuple(max(max(c, default=0) or n, 1) for c, n in zip(x.chunks, shape))
+        return tuple(normalize_chunks(sizes, shape, dtype=x.dtype))
+    if isinstance(chunks, str) and chunks != "auto":
+        raise ValueError(
+            "chunks must be None, 'merge', 'regular' or a dask chunks specification, "
+            f"got {chunks!r}"
+        )
+    try:
+        return tuple(normalize_chunks(chunks, shape, dtype=x.dtype, previous_chunks=grid))
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        raise type(exc)(
+            f"{exc}; chunks={chunks!r} does not describe chunks for the padded shape {shape}"
+        ) from None
 
 
 def whole_along(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
@@ -317,7 +410,7 @@ def whole_along(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
-def pad_with_function(x: da.Array, plan: PadPlan) -> da.Array:
+def pad_with_function(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
     """A user function: zero-pad, then for each axis in turn hand it every whole line."""
     assert plan.function is not None
     zeros = replace(
@@ -327,15 +420,16 @@ def pad_with_function(x: da.Array, plan: PadPlan) -> da.Array:
         axes=tuple(replace(ap, values=(0, 0)) for ap in plan.axes),
     )
     x = pad_axes(x, zeros)
+    target = output_chunks(chunks, x, plan, x.chunks)
     for ap in plan.axes:
         lines = x.rechunk(whole_along(x, ap.axis))
         x = lines.map_blocks(
             k.apply_function,
             dtype=x.dtype,
-            meta=x._meta,
+            meta=meta_from_array(x._meta, ndim=x.ndim),
             function=plan.function,
             axis=ap.axis,
             iaxis_pad_width=(ap.before, ap.after),
             kwargs=plan.function_kwargs,
         )
-    return x
+    return x if target is None or target == x.chunks else x.rechunk(target)

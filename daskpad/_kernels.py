@@ -185,6 +185,40 @@ def gather_block(
     return np.moveaxis(result, -1, axis)
 
 
+def per_chunk(
+    which: Any, *args: Any, kernel: Callable[..., Any], bounds: Sequence[int], **kwargs: Any
+) -> Any:
+    """Call ``kernel`` for output chunk ``which[0]`` of a pad side, whose positions are
+    ``bounds[i]:bounds[i + 1]``."""
+    i = int(np.asarray(which).ravel()[0])
+    return kernel(*args, start=bounds[i], stop=bounds[i + 1], **kwargs)
+
+
+def identity(block: Any) -> Any:
+    return block
+
+
+def assemble_block(blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]]) -> Any:
+    """One output block from neighbouring blocks: ``blocks`` is nested one list level per
+    axis; ``parts[axis][i]`` is the ``(start, stop)`` taken from the i-th block along that
+    axis (``None``: all of it)."""
+
+    def build(axis: int, nested: Any) -> Any:
+        if axis == len(parts):
+            return nested
+        pieces = [build(axis + 1, b) for b in nested]
+        sliced = []
+        for piece, part in zip(pieces, parts[axis]):
+            if part is not None:
+                index = [slice(None)] * np.ndim(piece)
+                index[axis] = slice(*part)
+                piece = piece[tuple(index)]
+            sliced.append(piece)
+        return _concatenate(sliced, axis)
+
+    return build(0, blocks)
+
+
 # --------------------------------------------------------------------------------------
 # constant / empty
 # --------------------------------------------------------------------------------------
@@ -304,32 +338,35 @@ def mean_accumulator(dtype: np.dtype) -> np.dtype:
     return dtype
 
 
-def partial_sum(block: Any, *, axis: int, acc: np.dtype) -> Any:
-    """Sum of one block along ``axis`` in the accumulator dtype (tree-reduced mean)."""
-    return np.sum(block, axis=axis, dtype=acc, keepdims=True)
+def partial_statistic(block: Any, *, stat: str, axis: int, acc: np.dtype) -> Any:
+    """One block's share of a statistic along ``axis`` (its sum, for the mean)."""
+    if stat == "mean":
+        return np.sum(block, axis=axis, dtype=acc, keepdims=True)
+    return STATISTICS[stat](block, axis=axis, keepdims=True)
 
 
-def finish_mean(total: Any, *, count: int, dtype: np.dtype) -> Any:
-    """``sum / count`` in numpy.mean's result dtype, rounded and stored like numpy.pad."""
-    mean = np.true_divide(total, count)
-    result_dtype = np.mean(np.zeros(1, dtype=dtype)).dtype if dtype.kind != "O" else dtype
-    mean = _round_for(np.asarray(mean).astype(result_dtype, copy=False), dtype)
-    out = np.empty_like(total, dtype=dtype)
-    out[...] = mean
+def combine_statistic(
+    partials: Any, *, stat: str, axis: int, count: int, out_dtype: np.dtype
+) -> Any:
+    """Combine per-block partials (concatenated along ``axis``) into the statistic, in
+    numpy.mean's result dtype for the mean, rounded and stored like numpy.pad."""
+    if stat == "mean":
+        total = np.sum(partials, axis=axis, keepdims=True)
+        value = np.true_divide(total, count)
+        if out_dtype.kind != "O":
+            value = np.asarray(value).astype(np.mean(np.zeros(1, dtype=out_dtype)).dtype)
+    else:
+        value = STATISTICS[stat](partials, axis=axis, keepdims=True)
+    value = _round_for(value, out_dtype)
+    out = np.empty_like(partials, shape=np.shape(value), dtype=out_dtype)
+    out[...] = value
     return out
 
 
-def cast_like(block: Any, *, dtype: np.dtype) -> Any:
-    """Store a reduced block into ``dtype`` as numpy.pad's assignment does."""
-    out = np.empty_like(block, dtype=dtype)
-    out[...] = block
-    return out
-
-
-def repeat_block(stat: Any, *, axis: int, width: int) -> Any:
-    """A pad block of ``width`` copies of a statistic (length one along ``axis``)."""
+def repeat_block(stat: Any, *, axis: int, start: int, stop: int) -> Any:
+    """A pad block of ``stop - start`` copies of a statistic (length one along ``axis``)."""
     shape = list(stat.shape)
-    shape[axis] = width
+    shape[axis] = stop - start
     out = np.empty_like(stat, shape=tuple(shape))
     out[...] = stat
     return out

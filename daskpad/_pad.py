@@ -16,6 +16,8 @@ def pad(
     array: Any,
     pad_width: Any,
     mode: str | Callable[..., Any] = "constant",
+    *,
+    chunks: Any = None,
     **kwargs: Any,
 ) -> da.Array:
     """Pad an array lazily, exactly as :func:`numpy.pad` would.
@@ -33,6 +35,14 @@ def pad(
         ``"mean"``, ``"median"``, ``"minimum"``, ``"reflect"``, ``"symmetric"``,
         ``"wrap"``, ``"empty"``, or a function ``f(vector, iaxis_pad_width, iaxis, kwargs)``
         that fills ``vector`` in place (returning the padded vector also works).
+    chunks : None, "merge", "regular" or dask chunks, optional
+        The output chunks. ``None`` (default) keeps every interior chunk as it is and gives
+        each pad region chunks no larger than the neighbouring edge chunk. ``"merge"`` joins
+        the thin outermost pad chunk of each side to its neighbour (the edge chunk, when
+        the pad is narrower than it). ``"regular"`` gives each axis chunks the size of the
+        input's largest chunk along it, all equal but the last, as zarr requires; each
+        output block is assembled in one task from the blocks it overlaps. Any other value
+        is read as dask reads ``chunks`` for the padded shape.
     **kwargs
         ``constant_values``, ``end_values``, ``stat_length``, ``reflect_type`` as numpy.pad
         takes them, for the modes that take them; for a function, passed to it.
@@ -77,8 +87,8 @@ def pad(
         )
     plan = normalize(tuple(int(n) for n in x.shape), pad_width, mode, kwargs)
     check_with_numpy(plan, x.dtype, mode, kwargs)
-    if plan.is_identity:
+    if plan.is_identity and chunks is None:
         return x
     if plan.function is not None:
-        return pad_with_function(x, plan)
-    return pad_axes(x, plan)
+        return pad_with_function(x, plan, chunks)
+    return pad_axes(x, plan, chunks)

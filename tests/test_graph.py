@@ -96,7 +96,8 @@ def test_pad_of_one_on_100x100_chunks_adds_work_only_at_the_boundary(mode):
     # a slice of the edge slab and a kernel per block; linear_ramp adds a reduction of its
     # "any step is zero" flag over the face (numpy switches arithmetic on it)
     per_block = 4 if mode == "linear_ramp" else 2
-    assert work <= per_block * boundary_blocks + 8, (mode, work)
+    # (+ one tiny block-index array per padded side)
+    assert work <= per_block * boundary_blocks + 16, (mode, work)
     # the interior is passed through: at most aliases, no work per interior block
     assert aliases <= 3 * 100 * 100
     assert y.chunks == ((1,) + (10,) * 100 + (1,),) * 2

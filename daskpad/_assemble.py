@@ -1,0 +1,326 @@
+"""Putting the padded array together: pad blocks and untouched interior blocks.
+
+The builders in :mod:`daskpad._graph` produce, for each padded axis, the blocks before and
+after the array padded so far. This module keeps track of the resulting block grid and turns
+it into dask arrays:
+
+- :meth:`Grid.slab` gives a builder the edge slab of the array padded so far (only the
+  blocks the slab touches);
+- :meth:`Grid.assemble` gives the final array, with the output chunks the user chose.
+
+With dask's classic graphs both are a single *lazy* layer whose entries are computed on
+demand: an interior block costs one key-to-key alias in the whole graph however many axes are
+padded, and building the layer costs nothing per block (padding 10^6 chunks takes
+milliseconds). With dask's array query planning the same structure is expressed with public
+``concatenate``/``rechunk`` expressions, which dask optimises itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import dask.array as da
+import numpy as np
+from dask.array.utils import meta_from_array
+from dask.base import tokenize
+
+from . import _kernels as k
+
+Chunks = tuple[tuple[int, ...], ...]
+
+
+def query_planning() -> bool:
+    """Whether dask arrays are array-expr collections (``array.query-planning``)."""
+    try:
+        from dask.array import array_expr_enabled
+    except ImportError:  # older dask: classic graphs only
+        return False
+    return bool(array_expr_enabled())
+
+
+class LazyLayer(Mapping[Hashable, Any]):
+    """A graph layer over a block grid whose tasks are made on demand by ``make(index)``."""
+
+    def __init__(self, name: str, numblocks: Sequence[int], make: Callable[..., Any]):
+        self.name = name
+        self.numblocks = tuple(numblocks)
+        self.make = make
+
+    def __getitem__(self, key: Hashable) -> Any:
+        if not (
+            isinstance(key, tuple)
+            and len(key) == len(self.numblocks) + 1
+            and key[0] == self.name
+            and all(
+                isinstance(i, (int, np.integer)) and 0 <= i < n
+                for i, n in zip(key[1:], self.numblocks)
+            )
+        ):
+            raise KeyError(key)
+        return self.make(tuple(int(i) for i in key[1:]))
+
+    def __iter__(self) -> Iterator[Hashable]:
+        for index in itertools.product(*(range(n) for n in self.numblocks)):
+            yield (self.name, *index)
+
+    def __len__(self) -> int:
+        return int(np.prod(self.numblocks, dtype=np.int64))
+
+
+def _layer_array(
+    prefix: str,
+    token: str,
+    chunks: Chunks,
+    make: Callable[[tuple[int, ...]], Any],
+    dependencies: Sequence[da.Array],
+    like: da.Array,
+) -> da.Array:
+    from dask.highlevelgraph import HighLevelGraph
+
+    name = f"{prefix}-{token}"
+    layer = LazyLayer(name, [len(c) for c in chunks], make)
+    graph = HighLevelGraph.from_collections(
+        name,
+        layer,  # type: ignore[arg-type]  # a Mapping of keys to tasks, built on demand
+        dependencies=list(dependencies),  # type: ignore[arg-type]
+    )
+    return da.Array(graph, name, chunks, meta=meta_from_array(like._meta, ndim=like.ndim))
+
+
+@dataclass(frozen=True)
+class _Padded:
+    """One padded axis of the grid: its before/after block arrays and block counts."""
+
+    axis: int
+    nbefore: int
+    ninner: int
+    before: da.Array | None
+    after: da.Array | None
+
+
+class Grid:
+    """The block grid of the array padded so far, without materialising it."""
+
+    def __init__(self, x: da.Array):
+        self.x = x
+        # some arrays (xarray's, under query planning) carry a 0-d meta: give it x's ndim
+        self.meta = meta_from_array(x._meta, ndim=x.ndim)
+        self.chunks: list[tuple[int, ...]] = list(x.chunks)
+        self.padded: list[_Padded] = []
+        self.concatenated: da.Array = x  # the query-planning form of the same grid
+        if query_planning() and np.ndim(x._meta) != x.ndim:
+            # concatenate needs metas of the array's ndim; a blockwise identity (fused away
+            # by dask's optimiser) gives x one
+            self.concatenated = da.map_blocks(k.identity, x, meta=self.meta, dtype=x.dtype)
+
+    # -- what builders see -------------------------------------------------------------
+
+    @property
+    def ndim(self) -> int:
+        return self.x.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.x.dtype
+
+    @property
+    def _meta(self) -> Any:
+        return self.meta
+
+    def slab(self, axis: int, start: int, stop: int) -> da.Array:
+        """``[start:stop]`` along ``axis`` (not padded yet) of the array padded so far."""
+        index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
+        if not self.padded or query_planning():
+            return self.concatenated[index]
+        bounds = np.cumsum((0, *self.chunks[axis]))
+        first = int(np.searchsorted(bounds, start, side="right")) - 1
+        last = max(int(np.searchsorted(bounds, stop, side="left")), first + 1)
+        first = min(first, len(self.chunks[axis]) - 1)
+        last = min(max(last, first + 1), len(self.chunks[axis]))
+        view = self._view(axis, first, last)
+        offset = int(bounds[first])
+        if start == offset and stop == bounds[last]:
+            return view
+        local = tuple(
+            slice(start - offset, stop - offset) if i == axis else slice(None)
+            for i in range(self.ndim)
+        )
+        return view[local]
+
+    def map_slab(
+        self, axis: int, start: int, stop: int, fn: Callable[[da.Array], da.Array]
+    ) -> da.Array:
+        """``fn`` of the slab ``[start:stop]`` along ``axis``, for an ``fn`` that reduces the
+        slab to length one along ``axis`` independently for each face position (a
+        statistic).
+
+        ``fn`` is applied to the slab of each array the grid is made of (the input and the
+        pad blocks of earlier axes, each complete along ``axis``) and the results are laid
+        out like the grid, so interior blocks are read directly, never through aliases.
+        """
+        if not self.padded or query_planning():
+            return fn(self.slab(axis, start, stop))
+        index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
+        results = {self.x.name: fn(self.x[index])}
+        for p in self.padded:
+            for a in (p.before, p.after):
+                if a is not None:
+                    results[a.name] = fn(a[index])
+        padded = tuple(self.padded)
+        chunks = tuple((1,) if i == axis else c for i, c in enumerate(self.chunks))
+
+        def make(block: tuple[int, ...]) -> Any:
+            name, *key = self._source(padded, block)
+            return (results[name].name, *key)
+
+        token = tokenize(self.x.name, [r.name for r in results.values()], axis, start, stop)
+        some = next(iter(results.values()))
+        return _layer_array("pad-stat", token, chunks, make, list(results.values()), some)
+
+    # -- growing the grid --------------------------------------------------------------
+
+    def add(self, axis: int, before: da.Array | None, after: da.Array | None) -> None:
+        nb = len(before.chunks[axis]) if before is not None else 0
+        self.padded.append(_Padded(axis, nb, len(self.chunks[axis]), before, after))
+        self.chunks[axis] = (
+            (before.chunks[axis] if before is not None else ())
+            + self.chunks[axis]
+            + (after.chunks[axis] if after is not None else ())
+        )
+        parts = [p for p in (before, self.concatenated, after) if p is not None]
+        if query_planning():
+            self.concatenated = da.concatenate(parts, axis=axis)
+
+    def _source(self, padded: Sequence[_Padded], index: tuple[int, ...]) -> tuple[Any, ...]:
+        """The key holding block ``index`` of the grid made by ``padded``."""
+        original = list(index)
+        for p in padded:
+            original[p.axis] -= p.nbefore
+        for n, p in enumerate(reversed(padded)):
+            i = index[p.axis]
+            if p.nbefore <= i < p.nbefore + p.ninner:
+                continue
+            source = p.before if i < p.nbefore else p.after
+            assert source is not None
+            local = i if i < p.nbefore else i - p.nbefore - p.ninner
+            # axes padded before this one keep their padded index; later ones are original
+            earlier = {q.axis for q in padded[: len(padded) - 1 - n]}
+            key = [
+                local if j == p.axis else (index[j] if j in earlier else original[j])
+                for j in range(len(index))
+            ]
+            return (source.name, *key)
+        return (self.x.name, *original)
+
+    def _dependencies(self) -> list[da.Array]:
+        deps = [self.x]
+        for p in self.padded:
+            deps += [a for a in (p.before, p.after) if a is not None]
+        return deps
+
+    def _view(self, axis: int, first: int, last: int) -> da.Array:
+        """Blocks ``first:last`` along ``axis`` of the grid so far, all blocks elsewhere."""
+        padded = tuple(self.padded)
+        chunks = tuple(c[first:last] if i == axis else c for i, c in enumerate(self.chunks))
+
+        def make(index: tuple[int, ...]) -> Any:
+            grid_index = tuple(i + first if j == axis else i for j, i in enumerate(index))
+            return self._source(padded, grid_index)
+
+        token = tokenize(self.x.name, [_names(p) for p in padded], axis, first, last)
+        return _layer_array("pad-slab", token, chunks, make, self._dependencies(), self.x)
+
+    # -- the result ----------------------------------------------------------------------
+
+    def assemble(self, target: Chunks | None) -> da.Array:
+        """The padded array, in the grid's own chunks or in ``target`` chunks."""
+        if query_planning():
+            y = self.concatenated
+            return y if target is None or target == y.chunks else y.rechunk(target)
+        padded = tuple(self.padded)
+        grid_chunks = tuple(self.chunks)
+        token = tokenize(self.x.name, [_names(p) for p in padded], target)
+        if target is None or target == grid_chunks:
+            return _layer_array(
+                "pad",
+                token,
+                grid_chunks,
+                lambda index: self._source(padded, index),
+                self._dependencies(),
+                self.x,
+            )
+        pieces = [_pieces(g, t) for g, t in zip(grid_chunks, target)]
+
+        def make(index: tuple[int, ...]) -> Any:
+            parts = [pieces[j][i] for j, i in enumerate(index)]
+            if all(len(p) == 1 and p[0][1] is None for p in parts):
+                return self._source(padded, tuple(p[0][0] for p in parts))
+            return (
+                k.assemble_block,
+                _nested_keys(parts, lambda ix: self._source(padded, ix)),
+                tuple(tuple(s for _, s in p) for p in parts),
+            )
+
+        return _layer_array("pad", token, target, make, self._dependencies(), self.x)
+
+
+def _names(p: _Padded) -> tuple[Any, ...]:
+    return (p.axis, getattr(p.before, "name", None), getattr(p.after, "name", None))
+
+
+def _pieces(
+    grid: tuple[int, ...], target: tuple[int, ...]
+) -> list[list[tuple[int, tuple[int, int] | None]]]:
+    """For each target chunk along one axis, the grid blocks it takes and which part of each
+    (``None`` for the whole block)."""
+    gb = np.cumsum((0, *grid))
+    out = []
+    start = 0
+    for size in target:
+        stop = start + size
+        first = int(np.searchsorted(gb, start, side="right")) - 1
+        parts: list[tuple[int, tuple[int, int] | None]] = []
+        b = first
+        while (b < len(grid) and gb[b] < stop) or (size == 0 and not parts):
+            b = min(b, len(grid) - 1)
+            lo, hi = max(start, int(gb[b])), min(stop, int(gb[b + 1]))
+            whole = lo == gb[b] and hi == gb[b + 1]
+            parts.append((b, None if whole else (lo - int(gb[b]), hi - int(gb[b]))))
+            b += 1
+            if size == 0:
+                break
+        out.append(parts)
+        start = stop
+    return out
+
+
+def _nested_keys(
+    parts: list[list[tuple[int, Any]]], source: Callable[[tuple[int, ...]], Any]
+) -> Any:
+    """Nested lists (one level per axis) of the keys of the grid blocks in ``parts``."""
+
+    def build(axis: int, prefix: tuple[int, ...]) -> Any:
+        if axis == len(parts):
+            return source(prefix)
+        return [build(axis + 1, (*prefix, b)) for b, _ in parts[axis]]
+
+    return build(0, ())
+
+
+def merge_slivers(grid: Chunks, padded_axes: Mapping[int, tuple[int, int]]) -> Chunks:
+    """The ``"merge"`` policy: the thin outer pad chunk of each side joins its neighbour
+    (the edge chunk when the pad is narrower than it), so no chunk smaller than its
+    neighbour is left at the ends of an axis and none grows beyond twice the edge chunk."""
+    out = []
+    for axis, chunks in enumerate(grid):
+        before, after = padded_axes.get(axis, (0, 0))
+        c = list(chunks)
+        if before and len(c) > 1 and c[0] < c[1]:
+            c[0:2] = [c[0] + c[1]]
+        if after and len(c) > 1 and c[-1] < c[-2]:
+            c[-2:] = [c[-2] + c[-1]]
+        out.append(tuple(c))
+    return tuple(out)

@@ -1,0 +1,139 @@
+"""Graph economy at scale and output-chunk policies (graph facts, not timings)."""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from graphfacts import added_tasks, graph_of, is_alias
+
+import daskpad
+from daskpad._assemble import query_planning
+from daskpad._modes import MODES
+
+classic_only = pytest.mark.skipif(
+    query_planning(), reason="alias counts describe classic graphs; array-expr optimises its own"
+)
+
+
+def _boundary_blocks(y: da.Array, x: da.Array) -> int:
+    return int(np.prod(y.numblocks)) - int(np.prod(x.numblocks))
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("nchunks", [10, 100])  # 10^2 and 10^4 chunks in 2-D
+def test_work_follows_the_boundary(mode, nchunks):
+    x = da.zeros((nchunks * 8, nchunks * 8), chunks=8)
+    kwargs = {"stat_length": 3} if MODES[mode].builder == "stat" else {}
+    y = daskpad.pad(x, 2, mode=mode, **kwargs)
+    work, _ = added_tasks(x, y)
+    boundary = _boundary_blocks(y, x)
+    assert work <= 10 * boundary, (mode, work, boundary)
+    # the number of boundary blocks grows like nchunks; work must not grow like nchunks^2
+    assert work <= 50 * nchunks
+
+
+@classic_only
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("ndim", [2, 3])
+def test_interior_blocks_cost_at_most_one_alias_each(mode, ndim):
+    x = da.zeros((40,) * ndim, chunks=4)  # 10^ndim chunks
+    y = daskpad.pad(x, 3, mode=mode)
+    graph = graph_of(y)
+    interior = int(np.prod(x.numblocks))
+    # a block of x away from x's edges is referenced by exactly one alias (in the output
+    # layer), however many axes are padded; x's edge blocks are also read by the edge slabs
+    x_keys = set(graph_of(x))
+    refs: dict = {}
+    for key, value in graph.items():
+        if key not in x_keys and is_alias(graph, value) and value in x_keys:
+            refs[value] = refs.get(value, 0) + 1
+    inner = [k for k in x_keys if all(0 < i < n - 1 for i, n in zip(k[1:], x.numblocks))]
+    assert inner and all(refs.get(k, 0) == 1 for k in inner)
+    assert sum(refs.values()) <= interior + 2 * x.ndim * int(np.prod(x.numblocks[1:]))
+    assert len(graph) - len(x_keys) <= interior + 12 * _boundary_blocks(y, x)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap"])
+def test_wide_pads_add_no_more_layers_than_narrow_ones(mode):
+    x = da.from_array(np.arange(60.0).reshape(6, 10), chunks=3)
+    narrow = daskpad.pad(x, 2, mode=mode)
+    wide = daskpad.pad(x, 45, mode=mode)  # many times the axis length
+    assert len(wide.__dask_graph__().layers) <= len(narrow.__dask_graph__().layers) + 32
+    np.testing.assert_array_equal(
+        wide.compute(), np.pad(np.arange(60.0).reshape(6, 10), 45, mode=mode)
+    )
+
+
+def test_build_at_a_million_chunks_is_lazy():
+    # never computed: building must not walk the 10^6 interior blocks
+    x = da.zeros((10**6, 10**6), chunks=1000)
+    for mode in ("constant", "reflect", "wrap", "linear_ramp", "maximum", "mean"):
+        y = daskpad.pad(x, 16, mode=mode)
+        assert y.numblocks == (1002, 1002)
+
+
+# -- output chunk policies ---------------------------------------------------------------
+
+X = np.arange(10 * 7, dtype=float).reshape(10, 7)
+
+
+def _padded(chunks, mode="reflect"):
+    x = da.from_array(X, chunks=(4, 3))  # chunks ((4, 4, 2), (3, 3, 1))
+    return daskpad.pad(x, ((5, 2), (1, 0)), mode=mode, chunks=chunks)
+
+
+def test_default_keeps_interior_chunks_and_caps_pads_at_the_edge_chunk():
+    y = _padded(None)
+    assert y.chunks == ((1, 4, 4, 4, 2, 2), (1, 3, 3, 1))
+
+
+def test_merge_joins_thin_outer_slivers_to_their_neighbours():
+    y = _padded("merge")
+    # before: the 1-wide outer sliver joins the 4 next to it; after: the 2-wide pad chunk is
+    # no thinner than the edge chunk (2), so it stays
+    assert y.chunks == ((5, 4, 4, 2, 2), (4, 3, 1))
+
+
+def test_regular_chunks_are_equal_but_the_last():
+    y = _padded("regular")
+    assert y.chunks == ((4, 4, 4, 4, 1), (3, 3, 2))
+
+
+def test_dask_chunk_forms_are_accepted():
+    assert _padded(5).chunks == ((5, 5, 5, 2), (5, 3))
+    assert _padded({0: 17, 1: -1}).chunks == ((17,), (8,))
+
+
+@pytest.mark.parametrize("chunks", [None, "merge", "regular", 3, {0: 17, 1: -1}])
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap", "mean", "linear_ramp"])
+def test_every_policy_gives_numpys_values(chunks, mode):
+    expected = np.pad(X, ((5, 2), (1, 0)), mode=mode)
+    np.testing.assert_allclose(_padded(chunks, mode).compute(), expected, rtol=1e-14)
+
+
+@classic_only
+def test_regular_chunks_are_built_directly():
+    # one task per output block reading the blocks it overlaps: no rechunk layers
+    y = _padded("regular")
+    names = {k[0].split("-")[0] for k in graph_of(y) if isinstance(k, tuple)}
+    assert not any(n.startswith("rechunk") for n in names)
+
+
+def test_unknown_policy_is_refused():
+    with pytest.raises(ValueError, match="chunks must be"):
+        _padded("tidy")
+
+
+def test_small_budget_statistics_still_match_numpy():
+    data = np.random.default_rng(1).random((30, 25))
+    x = da.from_array(data, chunks=(4, 5))
+    with dask.config.set({"array.chunk-size": "1KiB"}):  # forces the tree reductions
+        for mode in ("maximum", "minimum", "median"):
+            np.testing.assert_array_equal(
+                daskpad.pad(x, 3, mode=mode).compute(), np.pad(data, 3, mode=mode)
+            )
+        np.testing.assert_allclose(
+            daskpad.pad(x, 3, mode="mean").compute(), np.pad(data, 3, mode="mean"), rtol=1e-13
+        )
