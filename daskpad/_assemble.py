@@ -69,6 +69,11 @@ class LazyLayer(Mapping[Hashable, Any]):
     def __len__(self) -> int:
         return int(np.prod(self.numblocks, dtype=np.int64))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the task-making closure does not pickle; what it makes does (and anything that
+        # pickles a graph is about to materialise it anyway)
+        return (dict, (dict(self),))
+
 
 def _layer_array(
     prefix: str,

@@ -280,8 +280,12 @@ def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Arra
 
 def _slab_statistic(slab: da.Array, axis: int, stat: str) -> da.Array:
     length = slab.shape[axis]
-    if _face_block_nbytes(slab, axis, length) <= chunk_budget():
-        # the whole slab of each face block fits one task: numpy's own function on it
+    fits = _face_block_nbytes(slab, axis, length) <= chunk_budget()
+    if fits and (stat == "median" or len(slab.chunks[axis]) <= 2):
+        # an edge slab: numpy's own function on the slab of each face block, in one task.
+        # (A slab over many chunks goes through per-block partials instead even when it
+        # would fit: one task reading a whole row of blocks makes the scheduler hold them
+        # all, so padding a large array would hold most of it in memory.)
         return _blockwise_along(k.stat_block, slab, axis, 1, [slab], dict(stat=stat, axis=axis))
     meta = meta_from_array(slab._meta, ndim=slab.ndim)
     if stat == "median":

@@ -90,12 +90,15 @@ def test_wide_pads_read_what_they_map_to(mode, reflect_type):
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_pad_of_one_on_100x100_chunks_adds_work_only_at_the_boundary(mode):
     x = da.zeros((1000, 1000), chunks=10)  # 100 x 100 chunks
-    y = daskpad.pad(x, 1, mode=mode)
+    # (statistics over the whole axis read every block: see the test below)
+    kwargs = {"stat_length": 4} if MODES[mode].builder == "stat" else {}
+    y = daskpad.pad(x, 1, mode=mode, **kwargs)
     work, aliases = added_tasks(x, y)
     boundary_blocks = 102 * 102 - 100 * 100  # output blocks that hold padding
     # a slice of the edge slab and a kernel per block; linear_ramp adds a reduction of its
     # "any step is zero" flag over the face (numpy switches arithmetic on it)
-    per_block = 4 if mode == "linear_ramp" else 2
+    # statistics: a slab slice, the statistic and its repetition over the pad
+    per_block = {"ramp": 4, "stat": 3}.get(MODES[mode].builder, 2)
     # (+ one tiny block-index array per padded side)
     assert work <= per_block * boundary_blocks + 16, (mode, work)
     # the interior is passed through: at most aliases, no work per interior block
@@ -191,3 +194,14 @@ def test_numpy_input_becomes_a_lazy_dask_array():
     y = daskpad.pad(np.arange(5), 2, mode="wrap")
     assert isinstance(y, da.Array)
     np.testing.assert_array_equal(y.compute(), np.pad(np.arange(5), 2, mode="wrap"))
+
+
+@pytest.mark.parametrize("mode", ["maximum", "mean", "minimum"])
+def test_whole_axis_statistics_add_one_partial_per_block(mode):
+    # they must read every block; each block is reduced on its own (so it can be released
+    # at once) and one task per face block combines the partials
+    x = da.zeros((1000, 1000), chunks=10)
+    y = daskpad.pad(x, 1, mode=mode)
+    work, _ = added_tasks(x, y)
+    blocks, boundary = 100 * 100, 102 * 102 - 100 * 100
+    assert work <= 2 * blocks + 4 * boundary, work

@@ -55,6 +55,7 @@ def test_interior_blocks_cost_at_most_one_alias_each(mode, ndim):
     assert len(graph) - len(x_keys) <= interior + 12 * _boundary_blocks(y, x)
 
 
+@classic_only
 @pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap"])
 def test_wide_pads_add_no_more_layers_than_narrow_ones(mode):
     x = da.from_array(np.arange(60.0).reshape(6, 10), chunks=3)
