@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 echo "== daskpad demo"
-daskpad demo
+python -m daskpad demo
 echo "== daskpad tests: classic dask graphs"
 python -m pytest "$@"
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"

@@ -1,43 +1,430 @@
-"""The ``daskpad`` command line: ``daskpad demo``."""
+"""The ``daskpad`` command: pad a zarr or netCDF dataset into a new zarr store.
+
+``daskpad pad SRC DST --width lat=2 --width lon=3:5 --mode wrap`` opens SRC lazily with its own
+chunks, pads it with the ``pad2`` accessor, and writes DST as zarr with regular chunks,
+showing progress. ``daskpad info`` describes SRC and what a padding would produce without
+computing; ``daskpad demo`` shows it all on a small synthetic dataset.
+
+Each command is parse -> open -> pad -> write; the helpers live in :mod:`daskpad._cli_io`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+import time
+import traceback
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ._cli_io import (
+    CliError,
+    Widths,
+    WriteFailed,
+    apply_testing_hook,
+    check_destination,
+    check_dims,
+    commit,
+    compute_with_progress,
+    describe,
+    disk_usage,
+    fmt_bytes,
+    irregular_variables,
+    leftovers,
+    open_source,
+    parse_chunks,
+    parse_value,
+    parse_widths,
+    prepare_for_zarr,
+    remove_quietly,
+    select_variables,
+    source_kind,
+    temporary_sibling,
+    zarr_format_of,
+)
+from ._modes import MODES
+
+# --option -> the keyword argument of numpy.pad / pad2 it sets.
+_MODE_OPTIONS = {
+    "constant_value": ("--constant-value", "constant_values"),
+    "end_value": ("--end-value", "end_values"),
+    "stat_length": ("--stat-length", "stat_length"),
+    "reflect_type": ("--reflect-type", "reflect_type"),
+}
+_COORDS_POLICIES = ("extend", "drop", "xarray")  # daskpad.xarray.COORDS_POLICIES
 
 
-def _demo(args: argparse.Namespace) -> int:
-    import dask.array as da
-    import numpy as np
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and the hint to ``--help``)."""
 
-    from . import pad
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
-    data = np.arange(12, dtype=np.int64).reshape(3, 4)
-    x = da.from_array(data, chunks=2)
-    print(f"input: a {x.shape} dask array in chunks {x.chunks}\n{data}\n")
-    cases: tuple[tuple[str, dict[str, Any]], ...] = (
-        ("reflect", {"reflect_type": "odd"}),
-        ("wrap", {}),
-        ("linear_ramp", {"end_values": -1}),
-        ("median", {"stat_length": 2}),
-    )
-    for mode, kwargs in cases:
-        y = pad(x, ((1, 2), (3, 1)), mode=mode, **kwargs)
-        same = np.array_equal(y.compute(), np.pad(data, ((1, 2), (3, 1)), mode=mode, **kwargs))
-        print(f"mode={mode!r} {kwargs or ''} -> shape {y.shape}, chunks {y.chunks}")
-        print(f"{y.compute()}\nequal to numpy.pad: {same}\n")
+
+# --------------------------------------------------------------------------------------
+# Options -> the padding to do
+# --------------------------------------------------------------------------------------
+def _pad_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The mode's keyword arguments, refusing options that do not fit the mode."""
+    mode = MODES[args.mode]
+    kwargs: dict[str, Any] = {}
+    for attr, (flag, kwarg) in _MODE_OPTIONS.items():
+        text = getattr(args, attr)
+        if text is None:
+            continue
+        if kwarg not in mode.kwargs:
+            fits = [m for m, spec in MODES.items() if kwarg in spec.kwargs]
+            takes = ", ".join(f for f, k in _MODE_OPTIONS.values() if k in mode.kwargs)
+            raise CliError(
+                f"{flag} does not apply to --mode {args.mode} (it takes "
+                f"{takes or 'no other option'}); {flag} is for --mode {' or '.join(fits)}"
+            )
+        if kwarg == "reflect_type":
+            kwargs[kwarg] = text
+        else:
+            kwargs[kwarg] = parse_value(text, flag, integer=kwarg == "stat_length")
+    return kwargs
+
+
+def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Path, str, Any, Any]:
+    """Parse, open SRC lazily, pad it: ``(src, kind, input dataset, padded dataset)``.
+
+    Every option is parsed before anything is opened; ``check()``, if given, runs between.
+    """
+    import daskpad.xarray  # noqa: F401  (registers the pad2 accessor)
+
+    widths = parse_widths(args.width or ())
+    kwargs = _pad_kwargs(args)
+    chunks = parse_chunks(args.chunks or ())
+    if check is not None:
+        check()
+    src = Path(args.src)
+    kind = source_kind(src)
+    ds = select_variables(open_source(src, kind), args.var or [])
+    check_dims("--width", widths, ds)
+    check_dims("--chunks", chunks, ds)
+    if chunks:
+        # Asked-for chunk sizes are read that way; padding then keeps them regular.
+        ds = select_variables(open_source(src, kind, chunks), args.var or [])
+    if not widths:
+        return src, kind, ds, None
+    padded = ds.pad2(widths, mode=args.mode, coords=args.coords, chunks="regular", **kwargs)
+    return src, kind, ds, padded
+
+
+# --------------------------------------------------------------------------------------
+# The commands
+# --------------------------------------------------------------------------------------
+def _info(args: argparse.Namespace) -> int:
+    src, kind, ds, padded = _open_and_pad(args)
+    fmt = f"zarr v{zarr_format_of(src)}" if kind == "zarr" else "netCDF"
+    print(describe(ds, f"{src} ({fmt}), {len(ds.data_vars)} data variable(s)"))
+    if padded is not None:
+        widths = parse_widths(args.width)
+        title = f"padded with --width {Widths(widths)} --mode {args.mode} (nothing computed):"
+        print(describe(padded, title, widths))
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="daskpad", description="numpy.pad on dask arrays")
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="pad a small array with a few modes and show it")
+def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
+    if not args.width:
+        raise CliError("daskpad pad needs at least one --width DIM=WIDTH (see --help)")
+    dst = Path(args.dst)
+    src, kind, ds, padded = _open_and_pad(
+        args, check=lambda: check_destination(Path(args.src), dst, args.overwrite)
+    )
+    if args.dry_run:
+        rc = _info(args)
+        print(
+            f"would write {dst} (zarr v{_zarr_format(args, src, kind)}); --dry-run wrote nothing"
+        )
+        return rc
+    bad = irregular_variables(padded)
+    if bad:
+        raise CliError(
+            f"the padded variables {', '.join(bad)} have chunks zarr cannot store "
+            f"({padded[bad[0]].chunks}); this is a daskpad bug, please report it"
+        )
+    for stale in leftovers(dst):
+        print(
+            f"daskpad: note: {stale} is left from an interrupted run; delete it", file=sys.stderr
+        )
+
+    fmt = _zarr_format(args, src, kind)
+    same = kind == "zarr" and fmt == zarr_format_of(src)
+    out = apply_testing_hook(prepare_for_zarr(padded, same_format=same))
+    client = _client(args)
+    start = time.perf_counter()
+    try:
+        show = args.progress if progress is None else progress
+        _write(out, dst, args.overwrite, fmt, client, show)
+    finally:
+        if client is not None:
+            client.close()
+    seconds = time.perf_counter() - start
+    shape = " x ".join(
+        f"{d} {ds.sizes[d]}->{n}" if ds.sizes[d] != n else f"{d} {n}"
+        for d, n in padded.sizes.items()
+    )
+    print(
+        f"padded {src} -> {dst}: {len(padded.data_vars)} variable(s), {shape}; wrote "
+        f"{fmt_bytes(padded.nbytes)} ({fmt_bytes(disk_usage(dst))} on disk) in {seconds:.1f} s"
+    )
+    return 0
+
+
+def _write(ds: Any, dst: Path, overwrite: bool, fmt: int, client: Any, progress: bool) -> None:
+    """Write ``ds`` to a temporary sibling of DST, then move it into place; on any failure
+    or interruption the temporary store is removed and DST is left as it was."""
+    tmp = temporary_sibling(dst, "tmp")
+    try:
+        delayed = ds.to_zarr(tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=fmt == 2)
+        compute_with_progress(delayed, client, progress)
+        commit(tmp, dst, overwrite)
+    except Exception as e:
+        remove_quietly(tmp)
+        hint = ""
+        if isinstance(e, NotImplementedError) and "dask-expr" in str(e):
+            hint = "; xarray cannot write zarr with DASK_ARRAY__QUERY_PLANNING on, unset it"
+        raise WriteFailed(f"{type(e).__name__}: {e}{hint}") from e
+    except BaseException:  # KeyboardInterrupt, SystemExit
+        remove_quietly(tmp)
+        raise
+
+
+def _zarr_format(args: argparse.Namespace, src: Path, kind: str) -> int:
+    if args.zarr_format is not None:
+        return int(args.zarr_format)
+    return zarr_format_of(src) if kind == "zarr" else 3
+
+
+def _client(args: argparse.Namespace) -> Any:
+    """A distributed Client for ``--scheduler`` or ``--workers``, else None (local threads)."""
+    if args.scheduler is None and args.workers is None:
+        return None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise CliError(
+            "--scheduler and --workers need dask.distributed (pip install distributed)"
+        ) from None
+    if args.scheduler is not None:
+        try:
+            return Client(args.scheduler)
+        except OSError as e:
+            raise CliError(f"cannot reach the dask scheduler at {args.scheduler}: {e}") from None
+    return Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import numpy as np
+    import xarray as xr
+    import zarr
+
+    start = time.perf_counter()
+    where = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="daskpad-demo-"))
+    where.mkdir(parents=True, exist_ok=True)
+    src = where / "input.zarr"
+    if src.exists():
+        raise CliError(f"{src} already exists; give daskpad demo a new or empty DIR")
+
+    lat = np.arange(-88.0, 90.0, 4.0)
+    lon = np.arange(0.0, 360.0, 5.0)
+    time_ = 15 + 30 * np.arange(12)
+    t, y, x = np.meshgrid(time_, np.deg2rad(lat), np.deg2rad(lon), indexing="ij")
+    t2m = (
+        288
+        - 30 * np.sin(y) ** 2
+        + 5 * np.cos(x) * np.cos(y)
+        + 8 * np.sin(2 * np.pi * t / 360) * np.sin(y)
+    )
+    ds = xr.Dataset(
+        {"t2m": (("time", "lat", "lon"), t2m.astype("float32"), {"units": "K"})},
+        coords={
+            "time": ("time", time_, {"units": "days since 2000-01-01"}),
+            "lat": lat,
+            "lon": lon,
+        },
+        attrs={"title": "daskpad demo: a synthetic global 2-m temperature"},
+    )
+    ds.chunk(time=4, lat=15, lon=24).to_zarr(src, zarr_format=3, consolidated=False)
+    print(f"daskpad demo: writing into {where}")
+    print(describe(open_source(src, "zarr"), f"made {src} (zarr v3)") + "\n")
+
+    cases = [
+        ("lon_wrap.zarr", ["--width", "lon=3", "--mode", "wrap"]),
+        ("lat_symmetric.zarr", ["--width", "lat=2", "--mode", "symmetric"]),
+        (
+            "mean.zarr",
+            ["--width", "lat=1", "--width", "lon=2:4", "--mode", "mean", "--stat-length", "3"],
+        ),
+        (
+            "time_ramp.zarr",
+            ["--width", "time=0:3", "--mode", "linear_ramp", "--end-value", "270"],
+        ),
+    ]
+    stored = np.asarray(zarr.open_array(src / "t2m", mode="r")[...])
+    for name, options in cases:
+        argv = ["pad", str(src), str(where / name), *options]
+        print("$ daskpad " + " ".join(argv))
+        sub = _parser().parse_args(argv)
+        _pad(sub, progress=False)
+        widths = parse_widths(sub.width)
+        pairs = [widths.get(d, (0, 0)) for d in ("time", "lat", "lon")]
+        kwargs = _pad_kwargs(sub)
+        expected = np.pad(stored, pairs, mode=sub.mode, **kwargs)
+        got = zarr.open_array(where / name / "t2m", mode="r")
+        lon_out = np.asarray(zarr.open_array(where / name / "lon", mode="r")[...])
+        same = np.array_equal(np.asarray(got[...]), expected)
+        print(
+            f"  t2m {stored.shape} -> {got.shape} in zarr chunks {got.chunks}; equal to "
+            f"numpy.pad: {same}; lon {lon_out[0]:g} .. {lon_out[-1]:g}\n"
+        )
+    seconds = time.perf_counter() - start
+    print(f"done in {seconds:.1f} s. Try: daskpad info {src} --width lon=3 --mode wrap")
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# The parser and main
+# --------------------------------------------------------------------------------------
+def _padding_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("src", metavar="SRC", help="zarr store (v2 or v3) or netCDF file")
+    g = parser.add_argument_group("padding")
+    g.add_argument(
+        "--width",
+        action="append",
+        metavar="DIM=N|DIM=BEFORE:AFTER",
+        help="pad dimension DIM by N on both sides, or BEFORE and AFTER (repeat per dimension)",
+    )
+    g.add_argument(
+        "--mode",
+        default="constant",
+        choices=sorted(MODES),
+        help="numpy.pad mode (default: constant)",
+    )
+    g.add_argument(
+        "--var", action="append", metavar="NAME", help="pad only this data variable (repeatable)"
+    )
+    g.add_argument(
+        "--constant-value",
+        metavar="V|B:A",
+        help="mode constant: the fill (default: NaN, promoting integer data to float)",
+    )
+    g.add_argument(
+        "--end-value", metavar="V|B:A", help="mode linear_ramp: the value ramped to (default 0)"
+    )
+    g.add_argument(
+        "--stat-length",
+        metavar="N|B:A",
+        help="maximum/mean/median/minimum: values read at each edge",
+    )
+    g.add_argument(
+        "--reflect-type", choices=("even", "odd"), help="modes reflect, symmetric (default even)"
+    )
+    g.add_argument(
+        "--coords",
+        default="extend",
+        choices=_COORDS_POLICIES,
+        help="index coordinates of padded dimensions: extend their spacing (default), drop "
+        "them, or pad them as xarray's Dataset.pad does",
+    )
+    g.add_argument(
+        "--chunks",
+        action="append",
+        metavar="regular|DIM=SIZE,...",
+        help="output chunks: SRC's own, made regular for zarr (default), or SIZE along DIM",
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="daskpad", description="numpy.pad for datasets that do not fit in memory"
+    )
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    pad = sub.add_parser(
+        "pad",
+        help="pad SRC into a new zarr store DST",
+        description="Pad a zarr store or netCDF file SRC into a new zarr store DST, lazily and "
+        "chunk by chunk. DST appears only once it is completely written.",
+    )
+    _padding_options(pad)
+    pad.add_argument("dst", metavar="DST", help="the zarr store to write (a local path)")
+    out = pad.add_argument_group("output and execution")
+    out.add_argument("--overwrite", action="store_true", help="replace DST if it is a zarr store")
+    out.add_argument("--zarr-format", type=int, choices=(2, 3), help="default: SRC's, or 3")
+    out.add_argument(
+        "--dry-run", action="store_true", help="show what would be written; compute nothing"
+    )
+    out.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="no progress bar"
+    )
+    where = out.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler", metavar="ADDRESS", help="run on this dask.distributed scheduler"
+    )
+    where.add_argument(
+        "--workers", type=int, metavar="N", help="start a local cluster of N worker processes"
+    )
+    pad.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
+    pad.set_defaults(run=_pad)
+
+    info = sub.add_parser(
+        "info",
+        help="describe SRC and what a padding would produce",
+        description="Show SRC's dimensions, chunks and sizes and, given --width, the padded "
+        "shapes, chunks and task counts, without computing anything.",
+    )
+    _padding_options(info)
+    info.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
+    info.set_defaults(run=_info)
+
+    demo = sub.add_parser("demo", help="pad a small synthetic global dataset with a few modes")
+    demo.add_argument(
+        "dir", metavar="DIR", nargs="?", help="where to write (default: a new temporary directory)"
+    )
+    demo.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
     demo.set_defaults(run=_demo)
-    args = parser.parse_args(argv)
-    return int(args.run(args))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``daskpad ...``; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:  # --help, or a usage error already printed
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        return int(args.run(args))
+    except KeyboardInterrupt:
+        print("daskpad: interrupted; nothing was written to DST", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if args.debug:
+            traceback.print_exc()
+        # Refusals (what the user asked for cannot be done) are exit status 2; a failed
+        # write or anything unexpected is 1, with the way to see more.
+        known = isinstance(e, (CliError, ValueError, TypeError, FileNotFoundError))
+        if isinstance(e, WriteFailed):
+            what = f"writing DST failed, DST left as it was: {e}"
+        else:
+            what = str(e) if known else f"{type(e).__name__}: {e}"
+        hint = "" if args.debug or known else " (--debug shows the traceback)"
+        print(f"daskpad: error: {what}{hint}", file=sys.stderr)
+        return 2 if known else 1
+    finally:
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

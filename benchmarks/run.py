@@ -1,0 +1,652 @@
+"""Side-by-side benchmarks: daskpad, dask.array.pad and numpy.pad in one run.
+
+    python benchmarks/run.py [--quick] [--out RESULTS.md] [--json results.json]
+                             [--only SECTION ...] [--big-gb 48]
+
+Prints one markdown table per section, with wall times, ratios, task counts and peak
+resident memory, and writes the raw numbers as JSON (``benchmarks/plot.py`` reads it).
+``--quick`` shrinks every size so the whole run takes well under a minute (CI runs it).
+
+Sections
+--------
+correctness  dask.array.pad and daskpad against numpy.pad on small tricky cases per mode
+             (widths wider than the axis, odd reflection, per-side values). A mode that
+             dask.array.pad gets wrong there shows "wrong" in every later table.
+inmem        ~300 MB numpy arrays in 1, 2 and 3 dimensions, padded and computed into memory.
+build        graph build time and task count at 10^4..10^6 chunks.
+pipeline     pad+reduce and pad+store (zarr) of a lazily generated array, local threads,
+             against the same pipeline without padding.
+cluster      the same on a 2-worker LocalCluster (process workers).
+callable     mode=<function> on a ~1 GB array: time and peak memory.
+wide         pads wider than the axis.
+big          a lazily generated array larger than this machine's memory, padded in every
+             mode and reduced, with peak resident memory.
+
+Memory: "<lib> MB" is the highest resident set size of this process, sampled every few
+milliseconds while the case runs, minus the resident size just before it. The allocator
+keeps memory freed by earlier cases, so small cases late in a run can read near 0; the
+"RSS MB" columns (callable, big) give the absolute peak of the whole process, an upper
+bound. Run a section alone (``--only big``) for a clean baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+
+import daskpad
+from daskpad._modes import MODES
+
+HERE = Path(__file__).resolve().parent
+ALL_MODES = sorted(MODES)
+SLAB_MODES = ["constant", "edge", "linear_ramp", "reflect", "symmetric", "wrap"]
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+# --------------------------------------------------------------------------------------
+# measuring
+# --------------------------------------------------------------------------------------
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * PAGE
+
+
+class PeakRSS:
+    """Sample this process's resident set size in a background thread."""
+
+    def __init__(self, interval: float = 0.003):
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+
+    def __enter__(self) -> PeakRSS:
+        gc.collect()
+        self.base = _rss()
+        self.peak = self.base
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, _rss())
+            time.sleep(self.interval)
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss())
+
+    @property
+    def mb(self) -> float:
+        return (self.peak - self.base) / 2**20
+
+
+LAST_PEAK = {"MB": 0.0}  # absolute peak resident MB of this process in the last timed()
+
+
+def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, float, Any]:
+    """(best wall seconds, peak extra MB of the best run, result of the last run)."""
+    best, peak, result = math.inf, 0.0, None
+    LAST_PEAK["MB"] = 0.0
+    for _ in range(repeat):
+        result = None
+        gc.collect()
+        with PeakRSS() as mem:
+            t0 = time.perf_counter()
+            result = fn()
+            t = time.perf_counter() - t0
+        if t < best:
+            best, peak = t, mem.mb
+        LAST_PEAK["MB"] = max(LAST_PEAK["MB"], mem.peak / 2**20)
+    return best, peak, result
+
+
+def tasks(x: da.Array) -> int:
+    return len(x.__dask_graph__())
+
+
+# --------------------------------------------------------------------------------------
+# the arguments each mode gets
+# --------------------------------------------------------------------------------------
+
+
+def user_pad(vector, iaxis_pad_width, iaxis, kwargs):
+    """A user pad function (module level, so it pickles): a ramp away from the edges."""
+    before, after = iaxis_pad_width
+    if before:
+        vector[:before] = vector[before] - np.arange(before, 0, -1)
+    if after:
+        vector[len(vector) - after :] = vector[-after - 1] + np.arange(1, after + 1)
+
+
+TRICKY: dict[str, list[dict[str, Any]]] = {
+    "constant": [{"constant_values": ((1, 2), (3, 4))}],
+    "empty": [{}],
+    "edge": [{}],
+    "linear_ramp": [{"end_values": ((1, 2), (3, 4))}],
+    "maximum": [{}, {"stat_length": ((2, 3), (1, 4))}],
+    "mean": [{}, {"stat_length": ((2, 3), (1, 4))}],
+    "median": [{}, {"stat_length": ((2, 3), (1, 4))}],
+    "minimum": [{}, {"stat_length": ((2, 3), (1, 4))}],
+    "reflect": [{}, {"reflect_type": "odd"}],
+    "symmetric": [{}, {"reflect_type": "odd"}],
+    "wrap": [{}],
+    "callable": [{}],
+}
+
+
+def mode_arg(name: str) -> Any:
+    return user_pad if name == "callable" else name
+
+
+def same(name: str, got: np.ndarray, want: np.ndarray, interior=None) -> bool:
+    if got.shape != want.shape:
+        return False
+    if name == "empty":
+        return interior is None or bool(np.array_equal(got[interior], want[interior]))
+    if name == "mean":
+        return bool(np.allclose(got, want, rtol=1e-6, atol=1e-6 * float(np.abs(want).max())))
+    return bool(np.array_equal(got, want))
+
+
+def _dask_pad(x, widths, mode, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # dask.array.pad's PerformanceWarnings
+        return da.pad(x, widths, mode=mode, **kwargs)
+
+
+LIBS = {"daskpad": daskpad.pad, "dask.array.pad": _dask_pad}
+VERDICT: dict[str, dict[str, str]] = {}  # lib -> mode -> "ok" / "wrong" / "unsupported"
+
+
+def section_correctness(cfg) -> list[dict]:
+    rows = []
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 100, (7, 5)).astype(np.float64)
+    x = da.from_array(a, chunks=(3, 2))
+    for widths in [((2, 1), (1, 2)), ((9, 2), (3, 12))]:
+        for name, kwargs_list in TRICKY.items():
+            for kwargs in kwargs_list:
+                want = np.pad(a, widths, mode=mode_arg(name), **kwargs)
+                row = {"mode": name, "kwargs": repr(kwargs), "widths": repr(widths)}
+                for lib, fn in LIBS.items():
+                    try:
+                        got = fn(x, widths, mode_arg(name), **kwargs).compute(scheduler="sync")
+                        verdict = "ok" if same(name, got, want) else "wrong"
+                    except NotImplementedError:
+                        verdict = "unsupported"
+                    except Exception as e:  # any failure is a verdict
+                        verdict = f"error ({type(e).__name__})"
+                    row[lib] = verdict
+                    worst = VERDICT.setdefault(lib, {}).get(name, "ok")
+                    if worst == "ok":
+                        VERDICT[lib][name] = verdict
+                rows.append(row)
+    return rows
+
+
+def verdict(lib: str, mode: str) -> str:
+    return VERDICT.get(lib, {}).get(mode, "ok")
+
+
+# --------------------------------------------------------------------------------------
+# sources
+# --------------------------------------------------------------------------------------
+
+
+def _positions(block: np.ndarray, shape: tuple[int, ...], block_info=None) -> np.ndarray:
+    """A cheap deterministic float32 block: a smooth function of the global position."""
+    loc = block_info[None]["array-location"]
+    out = np.zeros(block.shape, dtype=np.float32)
+    for axis, (start, stop) in enumerate(loc):
+        idx = [None] * block.ndim
+        idx[axis] = slice(None)
+        out += (np.arange(start, stop, dtype=np.float32) * np.float32(1e-3 * (axis + 1)))[
+            tuple(idx)
+        ]
+    return out
+
+
+def lazy_source(shape: tuple[int, ...], chunks: tuple[int, ...]) -> da.Array:
+    """A float32 array generated block by block, never held whole anywhere."""
+    template = da.empty(shape, chunks=chunks, dtype=np.float32)
+    return template.map_blocks(_positions, shape=shape, dtype=np.float32)
+
+
+# --------------------------------------------------------------------------------------
+# in-memory arrays, the three libraries
+# --------------------------------------------------------------------------------------
+
+
+def _inmem_cases(cfg):
+    if cfg.quick:
+        return [
+            ("1-D", (100_000,), (25_000,), ((100, 300),)),
+            ("2-D", (300, 320), (100, 160), ((5, 10), (8, 3))),
+            ("3-D", (48, 48, 48), (24, 24, 24), ((2, 2), (2, 2), (2, 2))),
+        ]
+    return [  # float64, ~300 MB each
+        ("1-D", (37_500_000,), (2_500_000,), ((1_000, 3_000),)),
+        ("2-D", (6_000, 6_250), (1_000, 1_250), ((50, 100), (75, 25))),
+        ("3-D", (336, 336, 336), (112, 112, 112), ((8, 8), (8, 8), (8, 8))),
+    ]
+
+
+def section_inmem(cfg) -> list[dict]:
+    rows = []
+    rng = np.random.default_rng(1)
+    for label, shape, chunks, widths in _inmem_cases(cfg):
+        a = rng.standard_normal(shape)
+        x = da.from_array(a, chunks=chunks)
+        for name in ALL_MODES:
+            mode = mode_arg(name)
+            t_np, m_np, want = timed(
+                lambda a=a, w=widths, m=mode: np.pad(a, w, mode=m), cfg.repeat
+            )
+            interior = tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))
+            row = {
+                "array": f"{label} {a.nbytes / 1e6:.0f} MB",
+                "mode": name,
+                "numpy s": t_np,
+                "numpy MB": m_np,
+            }
+            for lib, fn in LIBS.items():
+                if verdict(lib, name) == "unsupported":
+                    row[f"{lib} s"] = "unsupported"
+                    continue
+                y = fn(x, widths, mode)
+                t, m, got = timed(lambda y=y: y.compute(), cfg.repeat)
+                ok = verdict(lib, name) == "ok" and same(name, got, want, interior)
+                row[f"{lib} s"] = t if ok else "wrong"
+                row[f"{lib} MB"] = m
+                row[f"{lib} tasks"] = tasks(y)
+                del got
+            del want
+            rows.append(row)
+            _progress(cfg, "inmem", row)
+    return rows
+
+
+# --------------------------------------------------------------------------------------
+# graph build and tasks versus number of chunks
+# --------------------------------------------------------------------------------------
+
+
+def section_build(cfg) -> list[dict]:
+    rows = []
+    sides = [10, 32] if cfg.quick else [100, 316, 1000]
+    for side in sides:
+        x = da.zeros((side * 4, side * 4), chunks=4, dtype=np.float32)
+        base = tasks(x)
+        for mode in ["reflect", "constant", "mean"]:
+            kwargs = {"stat_length": 2} if mode == "mean" else {}
+            row = {"chunks": side * side, "mode": mode}
+            for lib, fn in LIBS.items():
+                t0 = time.perf_counter()
+                y = fn(x, 3, mode, **kwargs)
+                t_call = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                graph = dict(y.__dask_graph__())  # what compute does first
+                t_graph = time.perf_counter() - t0
+                row[f"{lib} build s"] = t_call + t_graph
+                row[f"{lib} call s"] = t_call
+                row[f"{lib} tasks"] = len(graph) - base
+                del graph, y
+                gc.collect()
+            rows.append(row)
+            _progress(cfg, "build", row)
+    return rows
+
+
+# --------------------------------------------------------------------------------------
+# pipelines: pad + reduce, pad + store, against the same pipeline without the pad
+# --------------------------------------------------------------------------------------
+
+
+def _pipeline_geometry(cfg, cluster: bool = False):
+    if cfg.quick:
+        return (1_024, 1_024), (256, 256), 8
+    if cluster:
+        return (12_288, 12_288), (2_048, 2_048), 64  # 0.6 GB float32
+    return (16_384, 16_384), (2_048, 2_048), 64  # 1.07 GB float32
+
+
+def _store(y: da.Array, where: str, regular: tuple[int, ...]) -> None:
+    if any(len(set(c[:-1])) > 1 or (len(c) > 1 and c[-1] > c[0]) for c in y.chunks):
+        y = y.rechunk(regular)
+    da.to_zarr(y, where, compressors=None, overwrite=True)
+
+
+def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluster=False):
+    shape, chunks, w = _pipeline_geometry(cfg, cluster)
+    x = lazy_source(shape, chunks)
+    padded_bytes = math.prod(n + 2 * w for n in shape) * 4
+    byte_ratio = padded_bytes / x.nbytes
+    tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+    rows = []
+    try:
+        t_sum, m_sum, _ = timed(lambda: x.sum(dtype=np.float64).compute(), cfg.repeat)
+        t_zarr, m_zarr, _ = timed(lambda: _store(x, str(tmp / "x.zarr"), chunks), cfg.repeat)
+        for pipeline, baseline, base_mb in [("reduce", t_sum, m_sum), ("store", t_zarr, m_zarr)]:
+            for mode in modes if pipeline == "reduce" else store_modes:
+                row = {
+                    "pipeline": f"pad+{pipeline}",
+                    "mode": mode,
+                    "unpadded s": baseline,
+                    "unpadded MB": base_mb,
+                    "bytes ratio": byte_ratio,
+                }
+                for lib, fn in LIBS.items():
+                    if verdict(lib, mode) == "unsupported":
+                        row[f"{lib} s"] = "unsupported"
+                        continue
+                    if pipeline == "reduce":
+                        y = fn(x, w, mode)
+                        run = lambda y=y: y.sum(dtype=np.float64).compute()  # noqa: E731
+                    else:
+                        y = (
+                            daskpad.pad(x, w, mode, chunks="regular")
+                            if lib == "daskpad"
+                            else fn(x, w, mode)
+                        )
+                        run = lambda y=y, lib=lib: _store(  # noqa: E731
+                            y, str(tmp / f"{lib}.zarr"), chunks
+                        )
+                    t, m, _ = timed(run, cfg.repeat)
+                    row[f"{lib} s"] = t if verdict(lib, mode) == "ok" else "wrong"
+                    row[f"{lib} MB"] = m
+                    row[f"{lib} tasks"] = tasks(y)
+                rows.append(row)
+                _progress(cfg, label, row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+def section_pipeline(cfg) -> list[dict]:
+    with dask.config.set(scheduler="threads"):
+        return _pipelines(cfg, "pipeline", ALL_MODES, ["constant", "reflect", "wrap", "mean"])
+
+
+def section_cluster(cfg) -> list[dict]:
+    import distributed
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        if cfg.quick:
+            return _pipelines(cfg, "cluster", ["reflect", "mean"], ["reflect"], cluster=True)
+        modes = ["constant", "edge", "reflect", "wrap", "linear_ramp", "mean", "maximum"]
+        return _pipelines(cfg, "cluster", modes, ["constant", "reflect", "mean"], cluster=True)
+
+
+# --------------------------------------------------------------------------------------
+# the callable mode, wide pads, bigger than memory
+# --------------------------------------------------------------------------------------
+
+
+def section_callable(cfg) -> list[dict]:
+    if cfg.quick:
+        shape, chunks = (1_024, 1_024), (256, 256)
+    else:
+        shape, chunks = (16_384, 16_384), (2_048, 2_048)
+    x = lazy_source(shape, chunks)
+    rows = []
+    with dask.config.set(scheduler="threads"):
+        for w in [4, 64]:
+            row = {"array": f"{x.nbytes / 1e9:.2f} GB float32", "width": w}
+            for lib, fn in LIBS.items():
+                y = fn(x, w, user_pad)
+                t, m, _ = timed(lambda y=y: y.sum(dtype=np.float64).compute())
+                row[f"{lib} s"] = t if verdict(lib, "callable") == "ok" else "wrong"
+                row[f"{lib} MB"] = m
+                row[f"{lib} RSS MB"] = LAST_PEAK["MB"]
+                row[f"{lib} tasks"] = tasks(y)
+            rows.append(row)
+            _progress(cfg, "callable", row)
+    return rows
+
+
+def section_wide(cfg) -> list[dict]:
+    shape, chunks = ((200, 150), (50, 50)) if cfg.quick else ((2_000, 1_500), (500, 500))
+    widths = tuple((3 * n, 2 * n + 7) for n in shape)  # 3x and 2x the axis, plus a bit
+    a = np.random.default_rng(3).standard_normal(shape)
+    x = da.from_array(a, chunks=chunks)
+    rows = []
+    cases = [
+        ("reflect", {}),
+        ("reflect", {"reflect_type": "odd"}),
+        ("symmetric", {}),
+        ("wrap", {}),
+        ("edge", {}),
+        ("linear_ramp", {"end_values": 1.5}),
+        ("mean", {"stat_length": 10}),
+    ]
+    with dask.config.set(scheduler="threads"):
+        for mode, kwargs in cases:
+            t_np, m_np, want = timed(lambda m=mode, kw=kwargs: np.pad(a, widths, mode=m, **kw))
+            row = {
+                "mode": mode + "".join(f" {k}={v}" for k, v in kwargs.items()),
+                "out MB": want.nbytes / 1e6,
+                "numpy s": t_np,
+                "numpy MB": m_np,
+            }
+            for lib, fn in LIBS.items():
+                y = fn(x, widths, mode, **kwargs)
+                t, m, got = timed(y.compute)
+                row[f"{lib} s"] = t if same(mode, got, want) else "wrong"
+                row[f"{lib} MB"] = m
+                row[f"{lib} tasks"] = tasks(y)
+                del got
+            rows.append(row)
+            _progress(cfg, "wide", row)
+    return rows
+
+
+def section_big(cfg) -> list[dict]:
+    gb = 0.03 if cfg.quick else cfg.big_gb
+    side = int(math.sqrt(gb * 1e9 / 4))
+    side -= side % 4_096 if not cfg.quick else side % 256
+    c = 256 if cfg.quick else 4_096
+    x = lazy_source((side, side), (c, c))
+    w = 256 if not cfg.quick else 16
+    rows = []
+    with dask.config.set(scheduler="threads"):
+        t, m, _ = timed(lambda: x.sum(dtype=np.float64).compute())
+        rows.append(
+            {
+                "mode": "(no pad)",
+                "GB": x.nbytes / 1e9,
+                "daskpad s": t,
+                "daskpad MB": m,
+                "daskpad RSS MB": LAST_PEAK["MB"],
+                "daskpad tasks": tasks(x),
+            }
+        )
+        _progress(cfg, "big", rows[-1])
+        for mode in cfg.big_modes or ALL_MODES:
+            y = daskpad.pad(x, w, mode)
+            t, m, _ = timed(lambda y=y: y.sum(dtype=np.float64).compute())
+            rows.append(
+                {
+                    "mode": mode,
+                    "GB": y.nbytes / 1e9,
+                    "daskpad s": t,
+                    "daskpad MB": m,
+                    "daskpad RSS MB": LAST_PEAK["MB"],
+                    "daskpad tasks": tasks(y),
+                }
+            )
+            _progress(cfg, "big", rows[-1])
+    return rows
+
+
+SECTIONS = {
+    "correctness": section_correctness,
+    "inmem": section_inmem,
+    "build": section_build,
+    "pipeline": section_pipeline,
+    "cluster": section_cluster,
+    "callable": section_callable,
+    "wide": section_wide,
+    "big": section_big,
+}
+
+
+# --------------------------------------------------------------------------------------
+# tables
+# --------------------------------------------------------------------------------------
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        if v == 0:
+            return "0"
+        return f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}"
+    return str(v)
+
+
+def _ratio(a: Any, b: Any) -> str:
+    if isinstance(a, float) and isinstance(b, float) and b > 0:
+        return f"{a / b:.2f}x"
+    return a if isinstance(a, str) else "-"
+
+
+def table(section: str, rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    rows = [dict(r) for r in rows]
+    ref = {
+        "inmem": "numpy s",
+        "wide": "numpy s",
+        "pipeline": "unpadded s",
+        "cluster": "unpadded s",
+        "big": None,
+    }.get(section)
+    if section == "big":
+        base = rows[0]["daskpad s"]
+        for r in rows:
+            r["vs no pad"] = _ratio(r["daskpad s"], base)
+    elif ref:
+        for r in rows:
+            for lib in LIBS:
+                if f"{lib} s" in r:
+                    r[f"{lib} ratio"] = _ratio(r[f"{lib} s"], r[ref])
+    if section == "build":
+        for r in rows:
+            r["build ratio (dask/daskpad)"] = _ratio(
+                r["dask.array.pad build s"], r["daskpad build s"]
+            )
+    cols: list[str] = []
+    for r in rows:
+        cols += [k for k in r if k not in cols]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        lines.append("| " + " | ".join(_fmt(r.get(c, "")) for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def _progress(cfg, section: str, row: dict) -> None:
+    if cfg.verbose:
+        print(
+            f"  [{section}] " + ", ".join(f"{k}={_fmt(v)}" for k, v in row.items()),
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem = os.sysconf("SC_PHYS_PAGES") * PAGE / 2**30
+    import distributed
+    import zarr
+
+    return (
+        f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python "
+        f"{platform.python_version()}, numpy {np.__version__}, dask {dask.__version__}, "
+        f"distributed {distributed.__version__}, zarr {zarr.__version__}, "
+        f"daskpad {daskpad.__version__}"
+    )
+
+
+TITLES = {
+    "correctness": "Correctness on small tricky cases (vs numpy.pad)",
+    "inmem": "In-memory arrays, computed into memory (ratio = time / numpy.pad)",
+    "build": "Graph build (pad call + graph materialisation) and tasks added",
+    "pipeline": "Pipelines on local threads (ratio = time / same pipeline unpadded)",
+    "cluster": "Pipelines on a 2-worker LocalCluster (ratio = time / unpadded)",
+    "callable": "mode=<function>, padded and reduced (peak MB = extra resident memory)",
+    "wide": "Pads wider than the axis (ratio = time / numpy.pad)",
+    "big": "Bigger than memory: pad + reduce, daskpad only (peak MB = extra resident memory)",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="tiny sizes (CI)")
+    p.add_argument("--out", type=Path, help="also write the tables to this markdown file")
+    p.add_argument("--json", type=Path, help="raw results (default benchmarks/results.json)")
+    p.add_argument("--only", nargs="+", choices=list(SECTIONS), help="run only these")
+    p.add_argument("--skip", nargs="+", choices=list(SECTIONS), default=[])
+    p.add_argument("--big-gb", type=float, default=48.0, help="size of the 'big' array")
+    p.add_argument("--big-modes", nargs="+", choices=ALL_MODES)
+    p.add_argument("--repeat", type=int, help="best of N (default 1 quick, 2 full)")
+    p.add_argument("--tmp", default=None, help="directory for zarr stores")
+    p.add_argument("-v", "--verbose", action="store_true", help="progress on stderr")
+    cfg = p.parse_args(argv)
+    cfg.repeat = cfg.repeat or (1 if cfg.quick else 2)
+    wanted = [s for s in (cfg.only or SECTIONS) if s not in cfg.skip]
+    if "correctness" not in wanted:
+        wanted.insert(0, "correctness")  # every other table needs its verdicts
+
+    results: dict[str, Any] = {"machine": machine(), "quick": cfg.quick, "sections": {}}
+    out = [f"Machine: {results['machine']}", ""]
+    print(out[0], flush=True)
+    for name in SECTIONS:
+        if name not in wanted:
+            continue
+        t0 = time.perf_counter()
+        rows = SECTIONS[name](cfg)
+        took = time.perf_counter() - t0
+        results["sections"][name] = rows
+        text = f"### {TITLES[name]}\n\n{table(name, rows)}\n\n_section took {took:.1f} s_\n"
+        print("\n" + text, flush=True)
+        out.append(text)
+    json_path = cfg.json or HERE / ("results-quick.json" if cfg.quick else "results.json")
+    json_path.write_text(json.dumps(results, indent=1, default=str))
+    if cfg.out:
+        cfg.out.write_text("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,448 @@
+"""What the ``daskpad`` command needs around the padding: parsing its options, opening the
+input, checking and writing the output safely, and describing datasets.
+
+Nothing here pads; :mod:`daskpad.cli` calls the accessor for that. Everything that can fail
+because of what the user typed raises :class:`CliError`, whose message is the one line the
+command prints.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import sys
+import time
+import warnings
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Set this environment variable to ``sleep:SECONDS`` or ``fail`` to make every block of
+#: the padded data sleep or raise while it is written. For daskpad's own tests of
+#: interrupted and failed writes only; it changes no value.
+TESTING_HOOK_ENV = "DASKPAD_TESTING_BLOCK_HOOK"
+
+# Files at the top of a directory that make it a zarr store (v3, v2 group, v2 array).
+_ZARR_MARKERS = ("zarr.json", ".zgroup", ".zarray")
+# netCDF-3 ("CDF\x01", "CDF\x02", "CDF\x05") and netCDF-4/HDF5 signatures.
+_NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
+# Encoding keys that describe the input's storage layout; the output's comes from its chunks.
+_LAYOUT_KEYS = ("chunks", "preferred_chunks", "shards", "chunksizes", "contiguous")
+# Encoding keys that belong to one zarr format's codec pipeline.
+_CODEC_KEYS = ("compressor", "compressors", "filters", "serializer", "fill_value", "_FillValue")
+
+
+class CliError(Exception):
+    """A problem with what the user asked for; its message is printed as one line."""
+
+
+class WriteFailed(Exception):
+    """Computing or writing DST failed (DST was left as it was); wraps the cause."""
+
+
+# --------------------------------------------------------------------------------------
+# Parsing option values
+# --------------------------------------------------------------------------------------
+def parse_width(text: str) -> tuple[str, tuple[int, int]]:
+    """``"lat=2"`` -> ``("lat", (2, 2))``; ``"lon=3:5"`` -> ``("lon", (3, 5))``.
+
+    >>> parse_width("lon=3:5")
+    ('lon', (3, 5))
+    >>> parse_width("lat=2")
+    ('lat', (2, 2))
+    """
+    dim, sep, value = text.partition("=")
+    parts = value.split(":")
+    ok = sep and dim and len(parts) in (1, 2) and all(p.strip().isdigit() for p in parts)
+    if not ok:
+        raise CliError(
+            f"--width {text!r} is malformed: expected DIM=WIDTH or DIM=BEFORE:AFTER with "
+            "non-negative integers, e.g. --width lat=2 --width lon=3:5"
+        )
+    before = int(parts[0])
+    after = int(parts[-1])
+    return dim.strip(), (before, after)
+
+
+def parse_widths(texts: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """All ``--width`` options -> ``{dim: (before, after)}``; a dimension may appear once."""
+    widths: dict[str, tuple[int, int]] = {}
+    for text in texts:
+        dim, pair = parse_width(text)
+        if dim in widths:
+            raise CliError(f"--width names dimension {dim!r} twice; give each dimension once")
+        widths[dim] = pair
+    return widths
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def parse_value(text: str, flag: str, *, integer: bool = False) -> Any:
+    """``"V"`` or ``"BEFORE:AFTER"`` -> a number or a pair (ints for ``integer``).
+
+    >>> parse_value("0:-1.5", "--end-value")
+    (0, -1.5)
+    >>> parse_value("nan", "--constant-value")
+    nan
+    """
+    parts = text.split(":")
+    what = "non-negative integers" if integer else "numbers"
+    try:
+        if len(parts) not in (1, 2):
+            raise ValueError
+        values = [int(p) if integer else _number(p) for p in parts]
+        if integer and any(v < 0 for v in values):
+            raise ValueError
+    except ValueError:
+        raise CliError(
+            f"{flag} {text!r} is malformed: expected a value or BEFORE:AFTER, as {what} "
+            f"(write {flag}=-1:2 when the value starts with a minus sign)"
+        ) from None
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def parse_chunks(texts: Iterable[str]) -> dict[str, int]:
+    """``--chunks regular`` (the default) -> ``{}``; ``--chunks lat=45,lon=90`` -> sizes."""
+    sizes: dict[str, int] = {}
+    for text in texts:
+        if text == "regular":
+            continue
+        for item in text.split(","):
+            dim, sep, value = item.partition("=")
+            if not (sep and dim.strip() and value.strip().isdigit() and int(value) > 0):
+                raise CliError(
+                    f"--chunks {text!r} is malformed: expected 'regular' or DIM=SIZE[,DIM=SIZE]"
+                    " with positive integer sizes, e.g. --chunks lat=45,lon=90"
+                )
+            sizes[dim.strip()] = int(value)
+    return sizes
+
+
+# --------------------------------------------------------------------------------------
+# Paths: what SRC is, whether DST may be written
+# --------------------------------------------------------------------------------------
+def looks_like_zarr(path: Path) -> bool:
+    """A directory with zarr metadata at its top."""
+    return path.is_dir() and any((path / m).is_file() for m in _ZARR_MARKERS)
+
+
+def source_kind(path: Path) -> str:
+    """``"zarr"`` or ``"netcdf"``, or a :class:`CliError` saying why SRC cannot be read."""
+    if not path.exists():
+        raise CliError(f"SRC {str(path)!r} does not exist")
+    if path.is_dir():
+        if looks_like_zarr(path):
+            return "zarr"
+        raise CliError(
+            f"SRC {str(path)!r} is a directory but not a zarr store (it has none of "
+            f"{', '.join(_ZARR_MARKERS)} at its top)"
+        )
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if any(head.startswith(magic) for magic in _NETCDF_MAGIC):
+        return "netcdf"
+    raise CliError(f"SRC {str(path)!r} is neither a zarr store nor a netCDF file")
+
+
+def zarr_format_of(path: Path) -> int:
+    """2 or 3, read from the store's top-level metadata."""
+    return 3 if (path / "zarr.json").is_file() else 2
+
+
+def _is_within(inner: Path, outer: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+def check_destination(src: Path, dst: Path, overwrite: bool) -> None:
+    """Refuse any DST whose writing could lose data.
+
+    DST may not be SRC, lie inside SRC, or contain SRC (the swap that replaces DST would
+    delete it). An existing DST is replaced only with ``overwrite`` and only when it is a
+    zarr store or an empty directory.
+    """
+    src_r, dst_r = src.resolve(), dst.resolve()
+    if _is_within(dst_r, src_r):
+        where = "is SRC" if dst_r == src_r else "lies inside SRC"
+        raise CliError(
+            f"DST {str(dst)!r} {where} {str(src)!r}; daskpad never writes into its input"
+        )
+    if _is_within(src_r, dst_r):
+        raise CliError(
+            f"DST {str(dst)!r} contains SRC {str(src)!r}; replacing DST would delete the input"
+        )
+    if not dst_r.parent.is_dir():
+        raise CliError(f"the directory of DST, {str(dst_r.parent)!r}, does not exist")
+    if dst.exists() or dst.is_symlink():
+        if not overwrite:
+            raise CliError(f"DST {str(dst)!r} already exists; pass --overwrite to replace it")
+        if dst.is_symlink() or not dst.is_dir():
+            raise CliError(
+                f"DST {str(dst)!r} exists and is not a directory; --overwrite only replaces a "
+                "zarr store, so remove it yourself if it should go"
+            )
+        if not looks_like_zarr(dst) and any(dst.iterdir()):
+            raise CliError(
+                f"DST {str(dst)!r} is a directory that is not a zarr store; --overwrite only "
+                "replaces a zarr store, so choose another DST or empty it yourself"
+            )
+
+
+# --------------------------------------------------------------------------------------
+# Opening SRC
+# --------------------------------------------------------------------------------------
+def open_source(path: Path, kind: str, chunks: Mapping[str, int] | None = None) -> Any:
+    """Open SRC lazily with its own chunks (or ``chunks`` for the dimensions it names).
+
+    Values are read as stored: no masking of fill values, no scaling, no time decoding, so
+    what is written is ``numpy.pad`` of exactly the stored arrays, with the attributes
+    (units, _FillValue, scale_factor, ...) carried along.
+    """
+    import xarray as xr
+
+    decode: dict[str, Any] = {
+        "mask_and_scale": False,
+        "decode_times": False,
+        "decode_timedelta": False,
+    }
+    if kind == "zarr":
+        with warnings.catch_warnings():
+            # A store without consolidated metadata is fine (zarr writes none by itself).
+            warnings.filterwarnings("ignore", "Failed to open Zarr store with consolidated")
+            try:
+                return xr.open_dataset(
+                    path, engine="zarr", chunks=dict(chunks or {}), consolidated=None, **decode
+                )
+            except KeyError as e:
+                # zarr v2 arrays without the _ARRAY_DIMENSIONS attribute xarray needs
+                raise CliError(f"cannot read SRC {str(path)!r} as a dataset: {e.args[0]}") from e
+    try:
+        return xr.open_dataset(path, chunks=dict(chunks or {}), **decode)
+    except ValueError as e:
+        if "engine" not in str(e):
+            raise
+        raise CliError(
+            f"cannot read the netCDF file {str(path)!r}: no netCDF engine is installed "
+            "(pip install h5netcdf h5py, or netCDF4)"
+        ) from e
+
+
+def select_variables(ds: Any, names: list[str]) -> Any:
+    """Keep only the data variables ``names`` (and the coordinates); all of them if empty."""
+    if not names:
+        return ds
+    unknown = [n for n in names if n not in ds.data_vars]
+    if unknown:
+        raise CliError(
+            f"--var {', '.join(unknown)}: no such data variable; SRC has "
+            f"{', '.join(map(str, ds.data_vars)) or 'none'}"
+        )
+    return ds[list(dict.fromkeys(names))]
+
+
+def check_dims(flag: str, names: Iterable[Hashable], ds: Any) -> None:
+    unknown = [str(n) for n in names if n not in ds.sizes]
+    if unknown:
+        raise CliError(
+            f"{flag} names dimension {', '.join(map(repr, unknown))}, which is not in SRC; "
+            f"its dimensions are {', '.join(f'{d} ({n})' for d, n in ds.sizes.items())}"
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Preparing and writing DST
+# --------------------------------------------------------------------------------------
+def irregular_variables(ds: Any) -> list[str]:
+    """Names of dask-backed variables whose chunks zarr cannot store (all equal but a
+    smaller last one, along every dimension)."""
+    bad = []
+    for name, var in ds.variables.items():
+        for c in var.chunks or ():
+            if len(c) > 1 and (len(set(c[:-1])) > 1 or c[-1] > c[0]):
+                bad.append(str(name))
+                break
+    return bad
+
+
+def prepare_for_zarr(ds: Any, same_format: bool) -> Any:
+    """A shallow copy whose encodings let the dask chunks set the zarr chunks, and drop the
+    codec settings of another zarr format."""
+    out = ds.copy(deep=False)
+    drop = _LAYOUT_KEYS + (() if same_format else _CODEC_KEYS)
+    for var in out.variables.values():
+        var.encoding = {k: v for k, v in var.encoding.items() if k not in drop}
+    return out
+
+
+def _testing_block_hook(block: np.ndarray, action: str) -> np.ndarray:
+    if action == "fail":
+        raise RuntimeError(f"{TESTING_HOOK_ENV}=fail: failing this block on purpose")
+    time.sleep(float(action.partition(":")[2]))
+    return block
+
+
+def apply_testing_hook(ds: Any) -> Any:
+    """Slow down or break every dask block when :data:`TESTING_HOOK_ENV` asks for it."""
+    action = os.environ.get(TESTING_HOOK_ENV)
+    if not action:
+        return ds
+    out = ds.copy(deep=False)
+    for name in out.data_vars:
+        data = out[name].data
+        if hasattr(data, "map_blocks"):
+            out[name].data = data.map_blocks(
+                _testing_block_hook, action, dtype=data.dtype, meta=data._meta
+            )
+    return out
+
+
+def temporary_sibling(dst: Path, what: str) -> Path:
+    """A hidden, unique path next to ``dst``: same filesystem, so a rename moves it."""
+    return dst.parent / f".{dst.name}.daskpad-{what}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+def leftovers(dst: Path) -> list[Path]:
+    """Temporary stores of earlier daskpad runs for this DST (killed before cleaning up)."""
+    return sorted(dst.parent.glob(f".{dst.name}.daskpad-*"))
+
+
+def commit(tmp: Path, dst: Path, overwrite: bool) -> None:
+    """Move the complete store ``tmp`` to ``dst``, replacing an existing ``dst`` only after
+    the new store is in place. If this is interrupted between its two renames, the old
+    store survives under a hidden ``.DST.daskpad-old-*`` name."""
+    if not (dst.exists() or dst.is_symlink()):
+        os.rename(tmp, dst)
+        return
+    if not overwrite:
+        raise CliError(f"DST {str(dst)!r} appeared while daskpad was writing; not replacing it")
+    old = temporary_sibling(dst, "old")
+    os.rename(dst, old)
+    try:
+        os.rename(tmp, dst)
+    except BaseException:
+        os.rename(old, dst)
+        raise
+    shutil.rmtree(old)
+
+
+def remove_quietly(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
+    """Compute ``delayed`` locally (dask's ProgressBar) or on ``client`` (distributed's)."""
+    if client is None:
+        import dask
+        from dask.diagnostics import ProgressBar
+
+        if progress:
+            with ProgressBar(out=sys.stdout):
+                dask.compute(delayed)
+        else:
+            dask.compute(delayed)
+        return
+    future = client.compute(delayed)
+    try:
+        if progress:
+            from distributed import progress as distributed_progress
+
+            distributed_progress(future)
+            print(flush=True)
+        future.result()
+    except BaseException:
+        future.cancel()
+        raise
+
+
+# --------------------------------------------------------------------------------------
+# Describing datasets
+# --------------------------------------------------------------------------------------
+def fmt_bytes(n: float) -> str:
+    """A byte count for people.
+
+    >>> fmt_bytes(1536)
+    '1.5 kB'
+    """
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    raise AssertionError  # pragma: no cover
+
+
+def fmt_dim_chunks(c: tuple[int, ...]) -> str:
+    """One dimension's chunks, compactly.
+
+    >>> fmt_dim_chunks((45, 45, 45))
+    '3x45'
+    >>> fmt_dim_chunks((45, 45, 4))
+    '2x45+4'
+    >>> fmt_dim_chunks((2, 45, 45, 2))
+    '(2, 45, 45, 2)'
+    """
+    if len(c) == 1:
+        return str(c[0])
+    if len(set(c[:-1])) == 1 and c[-1] <= c[0]:
+        return f"{len(c)}x{c[0]}" if c[-1] == c[0] else f"{len(c) - 1}x{c[0]}+{c[-1]}"
+    if len(c) <= 6:
+        return str(tuple(c))
+    return f"({c[0]}, {c[1]}, {c[2]}, ..., {c[-2]}, {c[-1]}) [{len(c)} chunks]"
+
+
+def fmt_chunks(chunks: tuple[tuple[int, ...], ...] | None) -> str:
+    if chunks is None:
+        return "in memory"
+    n = int(np.prod([len(c) for c in chunks]))
+    return f"chunks {' / '.join(fmt_dim_chunks(c) for c in chunks)} ({n} chunk{'s' * (n != 1)})"
+
+
+@dataclass(frozen=True)
+class Widths:
+    """The ``--width`` options, for printing."""
+
+    by_dim: Mapping[str, tuple[int, int]]
+
+    def __str__(self) -> str:
+        return " ".join(
+            f"{d}={b}" if b == a else f"{d}={b}:{a}" for d, (b, a) in self.by_dim.items()
+        )
+
+
+def describe(ds: Any, title: str, widths: Mapping[str, tuple[int, int]] | None = None) -> str:
+    """Dimensions and, per variable, dtype, shape, chunks and size; tasks when padded."""
+    lines = [title]
+    dims = []
+    for d, n in ds.sizes.items():
+        extra = ""
+        if widths and d in widths and widths[d] != (0, 0):
+            extra = f" (+{widths[d][0]}+{widths[d][1]})"
+        dims.append(f"{d} {n}{extra}")
+    lines.append(f"  dimensions: {', '.join(dims)}")
+    width = max((len(str(n)) for n in ds.variables), default=0)
+    for name, var in ds.variables.items():
+        kind = "data" if name in ds.data_vars else "coord"
+        dims_ = "(" + ", ".join(map(str, var.dims)) + ")"
+        line = (
+            f"  {name!s:<{width}}  {kind:<5} {var.dtype!s:<8} {dims_} {var.shape}  "
+            f"{fmt_chunks(var.chunks)}  {fmt_bytes(var.nbytes)}"
+        )
+        if widths is not None and var.chunks is not None:
+            line += f"  {len(var.data.__dask_graph__())} tasks"
+        lines.append(line)
+    total = f"  total: {fmt_bytes(ds.nbytes)}"
+    if widths is not None:
+        total += f", {len(ds.__dask_graph__() or {})} tasks"
+    lines.append(total)
+    return "\n".join(lines)
+
+
+def disk_usage(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())

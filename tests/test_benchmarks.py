@@ -1,0 +1,64 @@
+"""The benchmark command runs end to end (``--quick``), so it never rots."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+
+pytest.importorskip("distributed")
+pytest.importorskip("zarr")
+
+
+@pytest.mark.slow
+@pytest.mark.cluster  # its "cluster" section starts a 2-worker LocalCluster
+def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
+    out, raw = tmp_path / "results.md", tmp_path / "results.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(RUN),
+            "--quick",
+            "--out",
+            str(out),
+            "--json",
+            str(raw),
+            "--tmp",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert proc.stdout.startswith("Machine: ")
+    results = json.loads(raw.read_text())
+    sections = results["sections"]
+    assert set(sections) == {
+        "correctness",
+        "inmem",
+        "build",
+        "pipeline",
+        "cluster",
+        "callable",
+        "wide",
+        "big",
+    }
+    for name, rows in sections.items():
+        assert rows, f"section {name} produced no rows"
+    # numpy.pad is the oracle: daskpad is never "wrong" anywhere
+    for rows in sections.values():
+        for row in rows:
+            assert row.get("daskpad") in (None, "ok"), row
+            assert row.get("daskpad s") != "wrong", row
+    # dask.array.pad's known failures show up as "wrong", not as a time
+    inmem = {(r["array"], r["mode"]): r for r in sections["inmem"]}
+    assert any(r["dask.array.pad s"] == "wrong" for r in inmem.values())
+    table = out.read_text()
+    assert "| pipeline | mode |" in table and "wrong" in table

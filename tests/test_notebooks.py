@@ -1,0 +1,95 @@
+"""The notebooks in ``notebooks/`` run from top to bottom, and are stored without outputs.
+
+Each notebook is executed with nbclient in a fresh kernel of this interpreter; any cell error
+fails the test. Stored notebooks must be stripped of outputs and execution counts, so diffs
+stay readable and no stale result is ever shown as if it were current.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+pytest.importorskip("matplotlib")
+pytest.importorskip("xarray")
+pytest.importorskip("distributed")
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
+# Notebooks that start a dask.distributed cluster (ci/test.sh's second run leaves those out).
+CLUSTER = {"03-at-scale.ipynb"}
+KERNEL = "python3"
+
+
+def _param(path: Path):
+    marks = [pytest.mark.slow]
+    if path.name in CLUSTER:
+        marks.append(pytest.mark.cluster)
+    return pytest.param(path, id=path.stem, marks=marks)
+
+
+@pytest.fixture(scope="session")
+def kernel_name() -> str:
+    """The ``python3`` kernel, checked to start this interpreter.
+
+    ipykernel installs a ``python3`` kernelspec whose command is the bare word ``python``,
+    and jupyter_client replaces that word with ``sys.executable`` when it launches the kernel,
+    so the notebooks run in the environment the tests run in (on a fresh CI machine as in a
+    virtualenv), with no kernelspec to install.
+    """
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec(KERNEL)
+    python = spec.argv[0]
+    bare = {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info)}
+    if python not in bare and Path(python).resolve() != Path(sys.executable).resolve():
+        pytest.fail(
+            f"kernel {KERNEL!r} would start {python}, not this interpreter ({sys.executable}); "
+            f"remove or fix the kernelspec at {spec.resource_dir}"
+        )
+    return KERNEL
+
+
+def test_there_are_notebooks():
+    assert [p.name for p in PATHS] == [
+        "01-modes-gallery.ipynb",
+        "02-xarray-climate.ipynb",
+        "03-at-scale.ipynb",
+    ]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def test_stored_without_outputs(path: Path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    dirty = [
+        i
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None)
+    ]
+    assert not dirty, (
+        f"{path.name}: code cells {dirty} carry outputs or execution counts; strip them "
+        "before committing (Jupyter: Edit > Clear Outputs of All Cells, then save)"
+    )
+
+
+# No warning filter is needed: the kernel is a subprocess, so warnings raised inside the
+# notebooks are printed in cell outputs, not raised here, and with jupyter_core 5.9 /
+# jupyter_client 8.10 launching it warns of nothing in this process. (Older jupyter_core
+# versions emit a DeprecationWarning "Jupyter is migrating its paths to use standard
+# platformdirs"; if CI pins one, filter that message here.)
+@pytest.mark.parametrize("path", [_param(p) for p in PATHS])
+def test_notebook_runs(path: Path, kernel_name: str, tmp_path: Path):
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=300,  # per cell
+        resources={"metadata": {"path": str(tmp_path)}},  # any file a notebook writes
+    )
+    client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
