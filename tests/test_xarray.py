@@ -501,10 +501,8 @@ def test_padded_dask_dataset_writes_to_zarr(tmp_path):
     opened = xr.open_zarr(src, consolidated=True)
     assert opened["f"].encoding["chunks"] == (2, 2)
 
-    padded = opened.pad2(x=(1, 3), y=2, mode="reflect")
-    # TODO(issue 4): use pad2(..., chunks="regular") once daskpad.pad has the
-    # regular-chunks policy; until then rechunk the padded result to regular chunks here.
-    padded = padded.chunk({"x": 2, "y": 2})
+    padded = opened.pad2(x=(1, 3), y=2, mode="reflect", chunks="regular")
+    assert padded["f"].chunks == ((2, 2, 2, 2), (2, 2, 2, 2, 1))  # built regular, no rechunk
     padded.to_zarr(dst, zarr_format=2, consolidated=True)
 
     back = xr.open_zarr(dst, consolidated=True)
