@@ -89,7 +89,9 @@ def draw(path: Path) -> None:
             ax.patch.set_edgecolor("0.6")
         else:
             expected = np.pad(img, widths, mode=mode, **kwargs)
-            if not np.array_equal(padded, expected):
+            # exact, except mean over a slab of several chunks (summed block by block)
+            same = np.allclose if mode == "mean" else np.array_equal
+            if not same(padded, expected):
                 raise AssertionError(f"daskpad.pad differs from numpy.pad for {title!r}")
             shown = padded
         ax.imshow(shown, cmap="viridis", interpolation="nearest")
