@@ -47,10 +47,6 @@ class Program(NamedTuple):
     fills: tuple[Fill, ...]
     odd: bool
 
-    @property
-    def length(self) -> int:
-        return self.hi + (self.fills[-1].stop - self.hi if self.fills else 0)
-
 
 def fill_program(mode: str, n: int, before: int, after: int, reflect_type: str) -> Program:
     """The fill program numpy's ``pad`` follows for one axis of length ``n >= 1``.

@@ -395,14 +395,18 @@ def test_debug_shows_traceback(tmp_path, sources):
     assert run.stderr.strip().splitlines()[-1].startswith("daskpad: error:")
 
 
-def test_pad2_errors_are_one_line(tmp_path, sources):
-    # lat given in reverse would be fine; a string index cannot be extended
+def _store_with_a_lon_that_cannot_be_extended(tmp_path):
     src = tmp_path / "src.zarr"
     write_store(src, 3)
     arr = zarr.open_group(src).create_array(
         "lon", shape=(10,), dtype="int64", overwrite=True, dimension_names=("lon",)
     )
     arr[...] = [0, 1, 2, 3, 4, 4, 6, 7, 8, 9]  # not strictly monotonic
+    return src
+
+
+def test_pad2_errors_are_one_line(tmp_path, sources):
+    src = _store_with_a_lon_that_cannot_be_extended(tmp_path)
     run = daskpad("pad", src, tmp_path / "o.zarr", "--width", "lon=1")
     assert run.returncode == 2
     assert len(run.stderr.strip().splitlines()) == 1
@@ -411,12 +415,7 @@ def test_pad2_errors_are_one_line(tmp_path, sources):
 
 @WRITES
 def test_an_index_that_cannot_be_extended_can_be_dropped(tmp_path, sources):
-    src = tmp_path / "src.zarr"
-    write_store(src, 3)
-    arr = zarr.open_group(src).create_array(
-        "lon", shape=(10,), dtype="int64", overwrite=True, dimension_names=("lon",)
-    )
-    arr[...] = [0, 1, 2, 3, 4, 4, 6, 7, 8, 9]  # not strictly monotonic
+    src = _store_with_a_lon_that_cannot_be_extended(tmp_path)
     ok = daskpad(
         "pad", src, tmp_path / "o.zarr", "--width", "lon=1", "--coords", "drop", "--no-progress"
     )
