@@ -419,15 +419,26 @@ class Widths:
 def describe(ds: Any, title: str, widths: Mapping[str, tuple[int, int]] | None = None) -> str:
     """Dimensions and, per variable, dtype, shape, chunks and size; tasks when padded."""
     lines = [title]
+    # a store lists its arrays in whatever order its filesystem does: order dimensions as
+    # the data variables use them, those with most dimensions first, then by name, so the
+    # same store always prints the same
+    order: list[Hashable] = []
+    for name in sorted(ds.data_vars, key=lambda v: (-ds[v].ndim, str(v))):
+        order += [d for d in ds[name].dims if d not in order]
+    order += [d for d in ds.sizes if d not in order]
     dims = []
-    for d, n in ds.sizes.items():
+    for d in order:
+        n = ds.sizes[d]
         extra = ""
-        if widths and d in widths and widths[d] != (0, 0):
-            extra = f" (+{widths[d][0]}+{widths[d][1]})"
+        pair = widths.get(str(d), (0, 0)) if widths else (0, 0)
+        if pair != (0, 0):
+            extra = f" (+{pair[0]}+{pair[1]})"
         dims.append(f"{d} {n}{extra}")
     lines.append(f"  dimensions: {', '.join(dims)}")
     width = max((len(str(n)) for n in ds.variables), default=0)
-    for name, var in ds.variables.items():
+    names = sorted(ds.data_vars, key=str) + sorted(ds.coords, key=str)
+    for name in names:
+        var = ds.variables[name]
         kind = "data" if name in ds.data_vars else "coord"
         dims_ = "(" + ", ".join(map(str, var.dims)) + ")"
         line = (
