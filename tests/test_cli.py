@@ -554,6 +554,7 @@ def test_demo(tmp_path):
     assert again.returncode == 2 and "already exists" in again.stderr
 
 
+@WRITES
 def test_netcdf_input(tmp_path):
     xr = pytest.importorskip("xarray")
     nc = tmp_path / "in.nc"
