@@ -141,10 +141,10 @@ class Grid:
         if not self.padded or query_planning():
             return self.concatenated[index]
         bounds = np.cumsum((0, *self.chunks[axis]))
-        first = int(np.searchsorted(bounds, start, side="right")) - 1
-        last = max(int(np.searchsorted(bounds, stop, side="left")), first + 1)
-        first = min(first, len(self.chunks[axis]) - 1)
-        last = min(max(last, first + 1), len(self.chunks[axis]))
+        nblocks = len(self.chunks[axis])
+        # the blocks [first, last) holding [start, stop); at least one, for an empty slab
+        first = min(int(np.searchsorted(bounds, start, side="right")) - 1, nblocks - 1)
+        last = min(max(int(np.searchsorted(bounds, stop, side="left")), first + 1), nblocks)
         view = self._view(axis, first, last)
         offset = int(bounds[first])
         if start == offset and stop == bounds[last]:
@@ -195,8 +195,8 @@ class Grid:
             + self.chunks[axis]
             + (after.chunks[axis] if after is not None else ())
         )
-        parts = [p for p in (before, self.concatenated, after) if p is not None]
         if query_planning():
+            parts = [p for p in (before, self.concatenated, after) if p is not None]
             self.concatenated = da.concatenate(parts, axis=axis)
 
     def _source(self, padded: Sequence[_Padded], index: tuple[int, ...]) -> tuple[Any, ...]:

@@ -83,6 +83,15 @@ def _per_pad_block(
     return result[0], result[1]
 
 
+def _contracted(ndim: int, along: int, inputs: Sequence[da.Array]) -> list[Any]:
+    """blockwise arguments for ``inputs``, each seen whole along ``along``: every input gets
+    its own contracted symbol there, since their lengths differ."""
+    args: list[Any] = []
+    for j, a in enumerate(inputs):
+        args += [a, tuple(ndim + 1 + j if i == along else i for i in range(ndim))]
+    return args
+
+
 def _blockwise_chunks(
     kernel: Callable[..., Any],
     like: Frame | da.Array,
@@ -99,42 +108,25 @@ def _blockwise_chunks(
     A tiny block-index array tells each task which chunk it computes."""
     ndim = like.ndim
     out = tuple(ndim if i == along else i for i in range(ndim))
-    which = da.arange(len(chunks), chunks=1)
-    args: list[Any] = [which, (ndim,)]
-    for j, a in enumerate(inputs):
-        # each input gets its own contracted symbol along ``along``: their lengths differ
-        args += [a, tuple(ndim + 1 + j if i == along else i for i in range(ndim))]
+    args = [da.arange(len(chunks), chunks=1), (ndim,), *_contracted(ndim, along, inputs)]
     for pair in extra:
         args += list(pair)
     bounds = tuple(int(b) for b in np.cumsum((offset, *chunks)))
     with warnings.catch_warnings():
         # the side has more blocks than the slabs it reads: that is the point, not a problem
         warnings.simplefilter("ignore", PerformanceWarning)
-        return _side_blockwise(out, args, chunks, like, kernel, bounds, kwargs)
-
-
-def _side_blockwise(
-    out: tuple[int, ...],
-    args: list[Any],
-    chunks: tuple[int, ...],
-    like: Frame | da.Array,
-    kernel: Callable[..., Any],
-    bounds: tuple[int, ...],
-    kwargs: dict[str, Any],
-) -> da.Array:
-    ndim = like.ndim
-    return da.blockwise(
-        k.per_chunk,
-        out,
-        *args,
-        concatenate=True,
-        adjust_chunks={ndim: chunks},
-        dtype=like.dtype,
-        meta=meta_from_array(like._meta, ndim=like.ndim),
-        kernel=kernel,
-        bounds=bounds,
-        **kwargs,
-    )
+        return da.blockwise(
+            k.per_chunk,
+            out,
+            *args,
+            concatenate=True,
+            adjust_chunks={ndim: chunks},
+            dtype=like.dtype,
+            meta=meta_from_array(like._meta, ndim=ndim),
+            kernel=kernel,
+            bounds=bounds,
+            **kwargs,
+        )
 
 
 def _blockwise_along(
@@ -144,26 +136,19 @@ def _blockwise_along(
     size: int,
     inputs: Sequence[da.Array],
     kwargs: dict[str, Any],
-    extra: Sequence[tuple[Any, Any]] = (),
 ) -> da.Array:
     """One task per face block of ``like``: ``kernel`` sees each input whole along axis
     ``along`` and returns a block of ``size`` there. ``kwargs`` go to the kernel."""
     ndim = like.ndim
     out = tuple(ndim if i == along else i for i in range(ndim))
-    args: list[Any] = []
-    for j, a in enumerate(inputs):
-        # each input gets its own contracted symbol along ``along``: their lengths differ
-        args += [a, tuple(ndim + 1 + j if i == along else i for i in range(ndim))]
-    for pair in extra:
-        args += list(pair)
     return da.blockwise(
         kernel,
         out,
-        *args,
+        *_contracted(ndim, along, inputs),
         concatenate=True,
-        new_axes={like.ndim: size},
+        new_axes={ndim: size},
         dtype=like.dtype,
-        meta=meta_from_array(like._meta, ndim=like.ndim),
+        meta=meta_from_array(like._meta, ndim=ndim),
         **kwargs,
     )
 
