@@ -17,6 +17,7 @@ milliseconds). With dask's array query planning the same structure is expressed 
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -257,49 +258,70 @@ class Grid:
                 self._dependencies(),
                 self.x,
             )
-        pieces = [_pieces(g, t) for g, t in zip(grid_chunks, target)]
-
-        def make(index: tuple[int, ...]) -> Any:
-            parts = [pieces[j][i] for j, i in enumerate(index)]
-            if all(len(p) == 1 and p[0][1] is None for p in parts):
-                return self._source(padded, tuple(p[0][0] for p in parts))
-            return (
-                k.assemble_block,
-                _nested_keys(parts, lambda ix: self._source(padded, ix)),
-                tuple(tuple(s for _, s in p) for p in parts),
-            )
-
+        make = _regrid_tasks(grid_chunks, target, lambda index: self._source(padded, index))
         return _layer_array("pad", token, target, make, self._dependencies(), self.x)
+
+
+def regrid(a: da.Array, target: Chunks) -> da.Array:
+    """``a`` in ``target`` chunks: each block cut out of, or joined from, the blocks of ``a``
+    it overlaps, in one lazy layer (no rechunk plan to build); dask's ``rechunk`` under
+    query planning."""
+    target = tuple(tuple(int(c) for c in cs) for cs in target)
+    if target == a.chunks:
+        return a
+    if query_planning():
+        return a.rechunk(target)
+    make = _regrid_tasks(a.chunks, target, lambda index: (a.name, *index))
+    return _layer_array("pad-regrid", tokenize(a.name, target), target, make, [a], a)
+
+
+def _regrid_tasks(
+    grid: Chunks, target: Chunks, source: Callable[[tuple[int, ...]], Any]
+) -> Callable[[tuple[int, ...]], Any]:
+    """The task making block ``index`` of ``target`` from the blocks of ``grid``, whose keys
+    ``source`` gives: an alias when it is one whole block."""
+    pieces = [_Pieces(g, t) for g, t in zip(grid, target)]
+
+    def make(index: tuple[int, ...]) -> Any:
+        parts = [pieces[j][i] for j, i in enumerate(index)]
+        if all(len(p) == 1 and p[0][1] is None for p in parts):
+            return source(tuple(p[0][0] for p in parts))
+        return (
+            k.assemble_block,
+            _nested_keys(parts, source),
+            tuple(tuple(s for _, s in p) for p in parts),
+        )
+
+    return make
 
 
 def _names(p: _Padded) -> tuple[Any, ...]:
     return (p.axis, getattr(p.before, "name", None), getattr(p.after, "name", None))
 
 
-def _pieces(
-    grid: tuple[int, ...], target: tuple[int, ...]
-) -> list[list[tuple[int, tuple[int, int] | None]]]:
+class _Pieces:
     """For each target chunk along one axis, the grid blocks it takes and which part of each
-    (``None`` for the whole block)."""
-    gb = np.cumsum((0, *grid))
-    out = []
-    start = 0
-    for size in target:
-        stop = start + size
-        first = int(np.searchsorted(gb, start, side="right")) - 1
+    (``None`` for the whole block), worked out when asked for (a target may have millions
+    of chunks)."""
+
+    def __init__(self, grid: tuple[int, ...], target: tuple[int, ...]):
+        self.gb = np.cumsum((0, *grid), dtype=np.int64).tolist()
+        self.tb = np.cumsum((0, *target), dtype=np.int64).tolist()
+        self.nblocks = len(grid)
+
+    def __getitem__(self, i: int) -> list[tuple[int, tuple[int, int] | None]]:
+        gb, start, stop = self.gb, self.tb[i], self.tb[i + 1]
+        b = bisect.bisect_right(gb, start) - 1
         parts: list[tuple[int, tuple[int, int] | None]] = []
-        b = first
-        while (b < len(grid) and gb[b] < stop) or (size == 0 and not parts):
-            b = min(b, len(grid) - 1)
-            lo, hi = max(start, int(gb[b])), min(stop, int(gb[b + 1]))
+        while (b < self.nblocks and gb[b] < stop) or (start == stop and not parts):
+            b = min(b, self.nblocks - 1)
+            lo, hi = max(start, gb[b]), min(stop, gb[b + 1])
             whole = lo == gb[b] and hi == gb[b + 1]
-            parts.append((b, None if whole else (lo - int(gb[b]), hi - int(gb[b]))))
+            parts.append((b, None if whole else (lo - gb[b], hi - gb[b])))
             b += 1
-            if size == 0:
+            if start == stop:
                 break
-        out.append(parts)
-        start = stop
-    return out
+        return parts
 
 
 def _nested_keys(

@@ -28,7 +28,7 @@ from dask.array.utils import meta_from_array
 from dask.utils import parse_bytes
 
 from . import _kernels as k
-from ._assemble import Grid, merge_slivers
+from ._assemble import Grid, merge_slivers, regrid
 from ._modes import MODES
 from ._normalize import AxisPlan, PadPlan
 
@@ -274,12 +274,13 @@ def _slab_statistic(slab: da.Array, axis: int, stat: str) -> da.Array:
         return _blockwise_along(k.stat_block, slab, axis, 1, [slab], dict(stat=stat, axis=axis))
     meta = meta_from_array(slab._meta, ndim=slab.ndim)
     if stat == "median":
-        # median needs whole lines: narrow the face so that one line-slab fits the budget
-        narrow = slab.rechunk(whole_along(slab, axis))
+        # median needs whole lines: cut the face blocks narrower (never joining two) until
+        # one narrow slab fits the budget, take the median of each, and join the results
+        narrow = regrid(slab, narrow_face(slab, axis))
         median = _blockwise_along(
             k.stat_block, narrow, axis, 1, [narrow], dict(stat=stat, axis=axis)
         )
-        return median.rechunk(_with_axis(slab, axis, (1,)))
+        return regrid(median, _with_axis(slab, axis, (1,)))
     # maximum, minimum, mean: one partial per block, then one combining task per face block
     # (a dask tree reduction when even the partials of one face block exceed the budget)
     acc = k.mean_accumulator(slab.dtype) if stat == "mean" else slab.dtype
@@ -302,6 +303,33 @@ def _slab_statistic(slab: da.Array, axis: int, stat: str) -> da.Array:
     reduce = {"amax": da.max, "amin": da.min, "mean": da.sum}[stat]
     total = reduce(partial, axis=axis, keepdims=True)
     return da.map_blocks(k.combine_statistic, total, meta=meta, dtype=slab.dtype, **finish)
+
+
+def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
+    """``x``'s chunks with the face blocks (the axes other than ``axis``) cut narrower, each
+    into near-equal parts, until a face block times the length along ``axis`` fits the
+    budget (or is one line): the widest face axis is cut first. Blocks are only ever cut,
+    so each new block lies in one old one.
+    """
+    line = max(x.shape[axis], 1) * max(x.dtype.itemsize, 1)
+    most = max(chunk_budget() // line, 1)  # face elements one narrow slab may hold
+    face = [i for i in range(x.ndim) if i != axis]
+    size = {i: max(x.chunks[i], default=1) or 1 for i in face}
+    while face and int(np.prod([size[i] for i in face], dtype=np.int64)) > most:
+        widest = max(face, key=lambda i: (size[i], i))
+        others = int(np.prod([size[i] for i in face if i != widest], dtype=np.int64))
+        # as wide as fits next to the others, or half as wide when even that is too much
+        size[widest] = max(most // others, 1) if others <= most else -(-size[widest] // 2)
+
+    def cut(c: int, limit: int) -> tuple[int, ...]:
+        parts = -(-c // limit) if c else 1
+        base, extra = divmod(c, parts)
+        return (base + 1,) * extra + (base,) * (parts - extra)
+
+    return tuple(
+        c if i == axis else tuple(p for b in c for p in cut(b, size[i]))
+        for i, c in enumerate(x.chunks)
+    )
 
 
 def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:

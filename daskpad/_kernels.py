@@ -318,10 +318,28 @@ def _round_for(stat: Any, dtype: np.dtype) -> Any:
 def stat_block(*pieces: Any, stat: str, axis: int) -> Any:
     """The statistic of the concatenated ``pieces`` along ``axis`` (length one there),
     with numpy.pad's rounding, stored in the pieces' dtype."""
+    if stat == "median" and all(type(p) is np.ndarray and p.dtype.kind != "O" for p in pieces):
+        return _median_lines(pieces, axis)
     slab = _concatenate(pieces, axis)
     value = _round_for(STATISTICS[stat](slab, axis=axis, keepdims=True), slab.dtype)
     out = np.empty_like(slab, shape=value.shape)
     out[...] = value
+    return out
+
+
+def _median_lines(pieces: Sequence[np.ndarray], axis: int) -> np.ndarray:
+    """``stat_block``'s median of numpy pieces: they are copied once into lines that are
+    contiguous along ``axis`` (partitioning strided lines is about twice as slow), and
+    the copy is partitioned in place. The values are numpy.median's."""
+    face = tuple(n for i, n in enumerate(pieces[0].shape) if i != axis)
+    lines = np.empty((*face, sum(p.shape[axis] for p in pieces)), dtype=pieces[0].dtype)
+    at = 0
+    for p in pieces:
+        lines[..., at : at + p.shape[axis]] = np.moveaxis(p, axis, -1)
+        at += p.shape[axis]
+    value = _round_for(np.median(lines, axis=-1, overwrite_input=True), lines.dtype)
+    out = np.empty_like(pieces[0], shape=pieces[0].shape[:axis] + (1,) + face[axis:])
+    out[...] = np.expand_dims(value, axis)
     return out
 
 

@@ -7,6 +7,7 @@ prints as a runnable ``assert_pad_matches_numpy(...)`` call.
 
 from __future__ import annotations
 
+import dask
 import dask.array as da
 import numpy as np
 import pytest
@@ -46,6 +47,16 @@ def _id(variant):
 @given(data=st.data())
 def test_mode_matches_numpy(mode, data):
     data.draw(pad_cases(mode), label="case").check()
+
+
+@pytest.mark.parametrize("mode", ["maximum", "mean", "median", "minimum"])
+@given(data=st.data())
+def test_statistics_under_a_tiny_chunk_budget_match_numpy(mode, data):
+    # a budget of a few elements sends statistics over more than a block through the
+    # per-block partials (and dask trees) and medians through narrowed slabs
+    budget = data.draw(st.sampled_from(["16B", "64B", "256B", "2KiB"]), label="budget")
+    with dask.config.set({"array.chunk-size": budget}):
+        data.draw(pad_cases(mode), label="case").check()
 
 
 @given(data=st.data())

@@ -6,7 +6,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import added_tasks, graph_of, is_alias
+from graphfacts import added_tasks, graph_of, input_blocks_read, is_alias
 
 import daskpad
 from daskpad._assemble import query_planning
@@ -70,9 +70,27 @@ def test_wide_pads_add_no_more_layers_than_narrow_ones(mode):
 def test_build_at_a_million_chunks_is_lazy():
     # never computed: building must not walk the 10^6 interior blocks
     x = da.zeros((10**6, 10**6), chunks=1000)
-    for mode in ("constant", "reflect", "wrap", "linear_ramp", "maximum", "mean"):
+    for mode in sorted(MODES):  # statistics over the whole axis (median too)
         y = daskpad.pad(x, 16, mode=mode)
         assert y.numblocks == (1002, 1002)
+
+
+@classic_only
+def test_whole_axis_median_reads_narrow_slabs_within_the_budget():
+    data = np.random.default_rng(2).random((64, 48))
+    x = da.from_array(data, chunks=(8, 12))
+    with dask.config.set({"array.chunk-size": "2KiB"}):  # a whole column is 64 * 12 * 8 B
+        y = daskpad.pad(x, ((3, 2), (0, 0)), mode="median")
+        graph = graph_of(y)
+        assert not any(str(k[0]).startswith("rechunk") for k in graph if isinstance(k, tuple))
+        medians = [k for k in graph if isinstance(k, tuple) and k[0].startswith("stat_block")]
+        # each median task reads one narrow slab: whole along axis 0, at most 2 KiB in all,
+        # cut out of a single column of x's blocks
+        assert len(medians) == 12  # 4 face blocks of 12 columns, cut into 3 slabs of 4
+        reads = input_blocks_read(da.Array(y.dask, medians[0][0], ((1,), (4,) * 12), y.dtype), x)
+        for blocks in reads.values():
+            assert len(blocks) == 8 and len({b[1] for b in blocks}) == 1
+        np.testing.assert_array_equal(y.compute(), np.pad(data, ((3, 2), (0, 0)), "median"))
 
 
 # -- output chunk policies ---------------------------------------------------------------
