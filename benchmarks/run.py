@@ -1,11 +1,14 @@
 """Side-by-side benchmarks: daskpad, dask.array.pad and numpy.pad in one run.
 
     python benchmarks/run.py [--quick] [--out RESULTS.md] [--json results.json]
-                             [--only SECTION ...] [--big-gb 48]
+                             [--only SECTION ...] [--repeat 3] [--big-gb 48]
+                             [--full-build] [--cluster-side 12288 --cluster-chunk 2048
+                              --cluster-width 64]
 
 Prints one markdown table per section, with wall times, ratios, task counts and peak
 resident memory, and writes the raw numbers as JSON (``benchmarks/plot.py`` reads it).
 ``--quick`` shrinks every size so the whole run takes well under a minute (CI runs it).
+Timed cases are the best of ``--repeat`` runs (default 3, 1 with ``--quick``).
 
 Sections
 --------
@@ -13,10 +16,23 @@ correctness  dask.array.pad and daskpad against numpy.pad on small tricky cases 
              (widths wider than the axis, odd reflection, per-side values). A mode that
              dask.array.pad gets wrong there shows "wrong" in every later table.
 inmem        ~300 MB numpy arrays in 1, 2 and 3 dimensions, padded and computed into memory.
-build        graph build time and task count at 10^4..10^6 chunks.
-pipeline     pad+reduce and pad+store (zarr) of a lazily generated array, local threads,
-             against the same pipeline without padding.
-cluster      the same on a 2-worker LocalCluster (process workers).
+build        graph build at 10^4..10^6 chunks (2-D, 4x4 chunks, pad 3), each library and
+             mode on a fresh ``da.zeros`` input (a shared one would hand the second
+             library the first one's cached input layer). Columns per library:
+             "call s" the pad call alone; "materialise s" ``dict(y.__dask_graph__())``;
+             "build s" their sum and "build net s" the same minus "input materialise s"
+             (the bare input's own ``dict(x.__dask_graph__())``); "opt+mat s"
+             ``dict(y.__dask_optimize__(graph, keys))``; "tasks" tasks added (the whole
+             graph minus "input tasks") and "tasks raw" the whole graph. Modes: reflect,
+             constant, mean stat_length=2, mean and median with stat_length=None (the whole
+             axis; dask.array.pad has no median). "-" is not measured: "opt+mat s" from
+             10^6 chunks (minutes; ``--full-build`` measures it), and everything but
+             "call s" for the whole-axis statistics from 10^6 chunks.
+pipeline     pad+reduce and pad+store (zarr) of a lazily generated float32 array, local
+             threads, against the same pipeline without padding: pad 64 on 28672 x 28672
+             (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case.
+cluster      the same on a 2-worker LocalCluster (process workers), by default on
+             12288 x 12288 (0.6 GB, 2048 x 2048 chunks), pad 64 (``--cluster-*``).
 callable     mode=<function> on a ~1 GB array: time and peak memory.
 wide         pads wider than the axis.
 big          a lazily generated array larger than this machine's memory, padded in every
@@ -124,6 +140,18 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, float, Any]:
 
 def tasks(x: da.Array) -> int:
     return len(x.__dask_graph__())
+
+
+def _record(
+    row: dict, lib: str, t: float, m: float, y: da.Array, ok: bool, rss: float | None = None
+) -> None:
+    """Fill one library's cells of a row: "<lib> s" (or "wrong"), "<lib> MB", optionally
+    "<lib> RSS MB", and "<lib> tasks", in that column order."""
+    row[f"{lib} s"] = t if ok else "wrong"
+    row[f"{lib} MB"] = m
+    if rss is not None:
+        row[f"{lib} RSS MB"] = rss
+    row[f"{lib} tasks"] = tasks(y)
 
 
 # --------------------------------------------------------------------------------------
@@ -278,9 +306,7 @@ def section_inmem(cfg) -> list[dict]:
                 y = fn(x, widths, mode)
                 t, m, got = timed(lambda y=y: y.compute(), cfg.repeat)
                 ok = verdict(lib, name) == "ok" and same(name, got, want, interior)
-                row[f"{lib} s"] = t if ok else "wrong"
-                row[f"{lib} MB"] = m
-                row[f"{lib} tasks"] = tasks(y)
+                _record(row, lib, t, m, y, ok)
                 del got
             del want
             rows.append(row)
@@ -293,27 +319,101 @@ def section_inmem(cfg) -> list[dict]:
 # --------------------------------------------------------------------------------------
 
 
+BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measurements
+BUILD_WIDTH = 3
+# (label, mode, kwargs, what is measured). "full": call, materialise, tasks (and optimize
+# below BUILD_BIG_SIDE or with --full-build); "whole": a statistic over the whole axis,
+# "full" below BUILD_BIG_SIDE and the call alone from it on (its graph takes minutes);
+# "call": the pad call alone. No stat_length is numpy's stat_length=None (the whole axis):
+# dask.array.pad rejects an explicit None but means the same without it.
+BUILD_CASES: list[tuple[str, str, dict[str, Any], str]] = [
+    ("reflect", "reflect", {}, "full"),
+    ("constant", "constant", {}, "full"),
+    ("mean stat_length=2", "mean", {"stat_length": 2}, "full"),
+    ("mean stat_length=None", "mean", {}, "whole"),
+    ("median stat_length=None", "median", {}, "whole"),
+]
+
+
+def _build_input(side: int) -> da.Array:
+    """A fresh input for every measurement: materialising a graph caches each layer's
+    dict on the layer, so an input shared between libraries makes the second one cheap."""
+    return da.zeros((side * 4, side * 4), chunks=4, dtype=np.float32)
+
+
+def _clock(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def _build_cell(fn, side: int, mode: str, kwargs: dict, materialise: bool, optimize: bool):
+    """(call s, materialise s, tasks in the whole graph, optimize+materialise s) of one
+    library and mode, None where not measured."""
+    x = _build_input(side)
+    t_call, y = _clock(lambda: fn(x, BUILD_WIDTH, mode, **kwargs))
+    t_mat = n_tasks = t_opt = None
+    if materialise:
+        t_mat, graph = _clock(lambda: dict(y.__dask_graph__()))  # what compute does first
+        n_tasks = len(graph)
+        del graph
+    del x, y
+    gc.collect()
+    if optimize:  # again from a fresh input: nothing cached by the materialisation above
+        x = _build_input(side)
+        y = fn(x, BUILD_WIDTH, mode, **kwargs)
+        t_opt, graph = _clock(
+            lambda: dict(y.__dask_optimize__(y.__dask_graph__(), y.__dask_keys__()))
+        )
+        del graph, x, y
+        gc.collect()
+    return t_call, t_mat, n_tasks, t_opt
+
+
 def section_build(cfg) -> list[dict]:
     rows = []
     sides = [10, 32] if cfg.quick else [100, 316, 1000]
     for side in sides:
-        x = da.zeros((side * 4, side * 4), chunks=4, dtype=np.float32)
-        base = tasks(x)
-        for mode in ["reflect", "constant", "mean"]:
-            kwargs = {"stat_length": 2} if mode == "mean" else {}
-            row = {"chunks": side * side, "mode": mode}
+        big = side >= BUILD_BIG_SIDE
+        t_input = math.inf
+        for _ in range(2):  # best of 2 fresh inputs: the first one pays for warm-up
+            x = _build_input(side)
+            t, graph = _clock(lambda x=x: dict(x.__dask_graph__()))
+            t_input, n_input = min(t_input, t), len(graph)
+            del graph, x
+            gc.collect()
+        for label, mode, kwargs, what in BUILD_CASES:
+            materialise = what == "full" or (what == "whole" and not big)
+            optimize = materialise and (not big or cfg.full_build)
+            row: dict[str, Any] = {
+                "chunks": side * side,
+                "mode": label,
+                "input materialise s": t_input,
+                "input tasks": n_input,
+            }
             for lib, fn in LIBS.items():
-                t0 = time.perf_counter()
-                y = fn(x, 3, mode, **kwargs)
-                t_call = time.perf_counter() - t0
-                t0 = time.perf_counter()
-                graph = dict(y.__dask_graph__())  # what compute does first
-                t_graph = time.perf_counter() - t0
-                row[f"{lib} build s"] = t_call + t_graph
-                row[f"{lib} call s"] = t_call
-                row[f"{lib} tasks"] = len(graph) - base
-                del graph, y
-                gc.collect()
+                cells = dict.fromkeys(
+                    ["call s", "materialise s", "build s", "build net s", "opt+mat s"]
+                    + ["tasks", "tasks raw"]
+                )
+                try:
+                    if verdict(lib, mode) == "unsupported":
+                        raise NotImplementedError(mode)
+                    t_call, t_mat, n_tasks, t_opt = _build_cell(
+                        fn, side, mode, kwargs, materialise, optimize
+                    )
+                except NotImplementedError:
+                    cells["call s"] = "unsupported"
+                else:
+                    cells["call s"] = t_call
+                    cells["opt+mat s"] = t_opt
+                    if t_mat is not None and n_tasks is not None:
+                        cells["materialise s"] = t_mat
+                        cells["build s"] = t_call + t_mat
+                        cells["build net s"] = t_call + t_mat - t_input
+                        cells["tasks"] = n_tasks - n_input
+                        cells["tasks raw"] = n_tasks
+                row.update({f"{lib} {k}": v for k, v in cells.items()})
             rows.append(row)
             _progress(cfg, "build", row)
     return rows
@@ -325,11 +425,14 @@ def section_build(cfg) -> list[dict]:
 
 
 def _pipeline_geometry(cfg, cluster: bool = False):
+    """(shape, chunks, pad width) of the lazily generated float32 source."""
     if cfg.quick:
         return (1_024, 1_024), (256, 256), 8
-    if cluster:
-        return (12_288, 12_288), (2_048, 2_048), 64  # 0.6 GB float32
-    return (16_384, 16_384), (2_048, 2_048), 64  # 1.07 GB float32
+    if cluster:  # 12_288 / 2_048 / 64 by default: 0.6 GB
+        n, c = cfg.cluster_side, cfg.cluster_chunk
+        return (n, n), (c, c), cfg.cluster_width
+    # the scale targets' "pad of 64 on a 3 GB lazily generated array": 3.3 GB, 7 x 7 chunks
+    return (28_672, 28_672), (4_096, 4_096), 64
 
 
 def _store(y: da.Array, where: str, regular: tuple[int, ...]) -> None:
@@ -374,9 +477,7 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
                             y, str(tmp / f"{lib}.zarr"), chunks
                         )
                     t, m, _ = timed(run, cfg.repeat)
-                    row[f"{lib} s"] = t if verdict(lib, mode) == "ok" else "wrong"
-                    row[f"{lib} MB"] = m
-                    row[f"{lib} tasks"] = tasks(y)
+                    _record(row, lib, t, m, y, verdict(lib, mode) == "ok")
                 rows.append(row)
                 _progress(cfg, label, row)
     finally:
@@ -422,10 +523,8 @@ def section_callable(cfg) -> list[dict]:
             for lib, fn in LIBS.items():
                 y = fn(x, w, user_pad)
                 t, m, _ = timed(lambda y=y: y.sum(dtype=np.float64).compute())
-                row[f"{lib} s"] = t if verdict(lib, "callable") == "ok" else "wrong"
-                row[f"{lib} MB"] = m
-                row[f"{lib} RSS MB"] = LAST_PEAK["MB"]
-                row[f"{lib} tasks"] = tasks(y)
+                ok = verdict(lib, "callable") == "ok"
+                _record(row, lib, t, m, y, ok, rss=LAST_PEAK["MB"])
             rows.append(row)
             _progress(cfg, "callable", row)
     return rows
@@ -458,9 +557,7 @@ def section_wide(cfg) -> list[dict]:
             for lib, fn in LIBS.items():
                 y = fn(x, widths, mode, **kwargs)
                 t, m, got = timed(y.compute)
-                row[f"{lib} s"] = t if same(mode, got, want) else "wrong"
-                row[f"{lib} MB"] = m
-                row[f"{lib} tasks"] = tasks(y)
+                _record(row, lib, t, m, y, same(mode, got, want))
                 del got
             rows.append(row)
             _progress(cfg, "wide", row)
@@ -476,32 +573,13 @@ def section_big(cfg) -> list[dict]:
     w = 256 if not cfg.quick else 16
     rows = []
     with dask.config.set(scheduler="threads"):
-        t, m, _ = timed(lambda: x.sum(dtype=np.float64).compute())
-        rows.append(
-            {
-                "mode": "(no pad)",
-                "GB": x.nbytes / 1e9,
-                "daskpad s": t,
-                "daskpad MB": m,
-                "daskpad RSS MB": LAST_PEAK["MB"],
-                "daskpad tasks": tasks(x),
-            }
-        )
-        _progress(cfg, "big", rows[-1])
-        for mode in cfg.big_modes or ALL_MODES:
-            y = daskpad.pad(x, w, mode)
+        for mode in ["(no pad)", *(cfg.big_modes or ALL_MODES)]:
+            y = x if mode == "(no pad)" else daskpad.pad(x, w, mode)
             t, m, _ = timed(lambda y=y: y.sum(dtype=np.float64).compute())
-            rows.append(
-                {
-                    "mode": mode,
-                    "GB": y.nbytes / 1e9,
-                    "daskpad s": t,
-                    "daskpad MB": m,
-                    "daskpad RSS MB": LAST_PEAK["MB"],
-                    "daskpad tasks": tasks(y),
-                }
-            )
-            _progress(cfg, "big", rows[-1])
+            row = {"mode": mode, "GB": y.nbytes / 1e9}
+            _record(row, "daskpad", t, m, y, True, rss=LAST_PEAK["MB"])
+            rows.append(row)
+            _progress(cfg, "big", row)
     return rows
 
 
@@ -523,6 +601,8 @@ SECTIONS = {
 
 
 def _fmt(v: Any) -> str:
+    if v is None:  # not measured (see the section's notes)
+        return "-"
     if isinstance(v, float):
         if v == 0:
             return "0"
@@ -601,7 +681,7 @@ def machine() -> str:
 TITLES = {
     "correctness": "Correctness on small tricky cases (vs numpy.pad)",
     "inmem": "In-memory arrays, computed into memory (ratio = time / numpy.pad)",
-    "build": "Graph build (pad call + graph materialisation) and tasks added",
+    "build": "Graph build (pad call, graph materialisation, optimize) and tasks added",
     "pipeline": "Pipelines on local threads (ratio = time / same pipeline unpadded)",
     "cluster": "Pipelines on a 2-worker LocalCluster (ratio = time / unpadded)",
     "callable": "mode=<function>, padded and reduced (peak MB = extra resident memory)",
@@ -619,11 +699,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip", nargs="+", choices=list(SECTIONS), default=[])
     p.add_argument("--big-gb", type=float, default=48.0, help="size of the 'big' array")
     p.add_argument("--big-modes", nargs="+", choices=ALL_MODES)
-    p.add_argument("--repeat", type=int, help="best of N (default 1 quick, 2 full)")
+    p.add_argument("--repeat", type=int, help="best of N (default 1 quick, 3 full)")
+    p.add_argument(
+        "--full-build",
+        action="store_true",
+        help=f"build: also optimize+materialise at >= {BUILD_BIG_SIDE**2:.0e} chunks (minutes)",
+    )
+    p.add_argument("--cluster-side", type=int, default=12_288, help="cluster: array side")
+    p.add_argument("--cluster-chunk", type=int, default=2_048, help="cluster: chunk side")
+    p.add_argument("--cluster-width", type=int, default=64, help="cluster: pad width")
     p.add_argument("--tmp", default=None, help="directory for zarr stores")
     p.add_argument("-v", "--verbose", action="store_true", help="progress on stderr")
     cfg = p.parse_args(argv)
-    cfg.repeat = cfg.repeat or (1 if cfg.quick else 2)
+    cfg.repeat = cfg.repeat or (1 if cfg.quick else 3)
     wanted = [s for s in (cfg.only or SECTIONS) if s not in cfg.skip]
     if "correctness" not in wanted:
         wanted.insert(0, "correctness")  # every other table needs its verdicts

@@ -60,5 +60,14 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     # dask.array.pad's known failures show up as "wrong", not as a time
     inmem = {(r["array"], r["mode"]): r for r in sections["inmem"]}
     assert any(r["dask.array.pad s"] == "wrong" for r in inmem.values())
+    # build: every library and mode on a fresh input; the pad call is always timed
+    build = sections["build"]
+    assert {r["mode"] for r in build} >= {"mean stat_length=None", "median stat_length=None"}
+    for row in build:
+        assert isinstance(row["daskpad call s"], float), row
+        if row["mode"] == "median stat_length=None":
+            assert row["dask.array.pad call s"] == "unsupported", row
+        else:
+            assert row["daskpad tasks"] == row["daskpad tasks raw"] - row["input tasks"], row
     table = out.read_text()
     assert "| pipeline | mode |" in table and "wrong" in table
