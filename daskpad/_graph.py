@@ -383,31 +383,50 @@ def output_chunks(
 ) -> tuple[tuple[int, ...], ...] | None:
     """The output chunks asked for with ``chunks=`` (``None``: the grid's own).
 
-    ``"merge"`` joins thin outer pad chunks to their neighbours; ``"regular"`` gives every
-    axis chunks of the input's largest chunk along it (all equal but the last, as zarr
-    needs); anything else is read as dask reads ``chunks`` (an int, a tuple, a dict,
-    ``"auto"``...) for the padded shape.
+    ``"merge"`` joins thin outer pad chunks to their neighbours; ``"regular"`` and
+    ``"even"`` give chunks all equal but the last, as zarr needs (:func:`regular_chunks`);
+    anything else is read as dask reads ``chunks`` (an int, a tuple, a dict, ``"auto"``...)
+    for the padded shape.
     """
     if chunks is None:
         return None
     shape = plan.new_shape
     if isinstance(chunks, str) and chunks == "merge":
         return merge_slivers(grid, {a.axis: (a.before, a.after) for a in plan.axes})
-    if isinstance(chunks, str) and chunks == "regular":
-        # the input's largest chunk; an empty axis that was extended gets one chunk
-        sizes = tuple(max(max(c, default=0) or n, 1) for c, n in zip(x.chunks, shape))
-        return tuple(normalize_chunks(sizes, shape, dtype=x.dtype))
+    if isinstance(chunks, str) and chunks in ("regular", "even"):
+        return regular_chunks(x.chunks, shape, even=chunks == "even")
     if isinstance(chunks, str) and chunks != "auto":
         raise ValueError(
-            "chunks must be None, 'merge', 'regular' or a dask chunks specification, "
+            "chunks must be None, 'merge', 'regular', 'even' or a dask chunks specification, "
             f"got {chunks!r}"
         )
+    # dask sizes "auto" from the itemsize, which object arrays lack: count pointers
+    dtype = np.dtype(np.intp) if x.dtype.kind == "O" else x.dtype
     try:
-        return tuple(normalize_chunks(chunks, shape, dtype=x.dtype, previous_chunks=grid))
+        return tuple(normalize_chunks(chunks, shape, dtype=dtype, previous_chunks=grid))
     except (ValueError, TypeError, NotImplementedError) as exc:
         raise type(exc)(
             f"{exc}; chunks={chunks!r} does not describe chunks for the padded shape {shape}"
         ) from None
+
+
+def regular_chunks(
+    chunks: tuple[tuple[int, ...], ...], shape: tuple[int, ...], even: bool = False
+) -> tuple[tuple[int, ...], ...]:
+    """Chunks all equal but the last (shorter), as zarr stores them, along each axis:
+
+    - ``"regular"``: the input's largest chunk along the axis;
+    - ``"even"``: the padded length cut into as many chunks as it holds the input's largest
+      chunk, rounded to the nearest (so 0.67-1.5x its size): a pad leaves no thin last
+      chunk, which zarr would store as a whole one.
+    """
+    out = []
+    for c, n in zip(chunks, shape):
+        size = max(max(c, default=0) or n, 1)  # an empty axis that was extended: one chunk
+        if even:
+            size = max(-(-n // max(int(n / size + 0.5), 1)), 1)
+        out.append(normalize_chunks((size,), (n,))[0])
+    return tuple(out)
 
 
 def whole_along(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:

@@ -13,6 +13,7 @@ program to compute the block, so the two cannot disagree.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -199,6 +200,11 @@ def assemble_block(blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]
     axis; ``parts[axis][i]`` is the ``(start, stop)`` taken from the i-th block along that
     axis (``None``: all of it)."""
 
+    flat: list[Any] = []
+    _flatten(blocks, len(parts), flat)
+    if all(type(b) is np.ndarray for b in flat):
+        return _assemble_in_place(flat, parts)
+
     def build(axis: int, nested: Any) -> Any:
         if axis == len(parts):
             return nested
@@ -213,6 +219,41 @@ def assemble_block(blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]
         return _concatenate(sliced, axis)
 
     return build(0, blocks)
+
+
+def _flatten(nested: Any, depth: int, out: list[Any]) -> None:
+    if depth == 0:
+        out.append(nested)
+        return
+    for item in nested:
+        _flatten(item, depth - 1, out)
+
+
+def _assemble_in_place(
+    flat: list[np.ndarray], parts: Sequence[Sequence[tuple[int, int] | None]]
+) -> np.ndarray:
+    """``assemble_block`` for numpy blocks (``flat``: in C order of the block grid): each
+    part is copied once, straight into its place in the output."""
+    ndim = len(parts)
+    shapes = [[b.shape[axis] for b in _along(flat, parts, axis)] for axis in range(ndim)]
+    spans = [
+        [(0, n) if part is None else part for part, n in zip(parts[axis], shapes[axis])]
+        for axis in range(ndim)
+    ]
+    sizes = [[hi - lo for lo, hi in spans[axis]] for axis in range(ndim)]
+    out = np.empty(tuple(sum(s) for s in sizes), dtype=np.result_type(*flat))
+    starts = [np.cumsum([0, *s[:-1]]).tolist() for s in sizes]
+    for block, index in zip(flat, itertools.product(*(range(len(p)) for p in parts))):
+        src = tuple(slice(*spans[a][i]) for a, i in enumerate(index))
+        dst = tuple(slice(starts[a][i], starts[a][i] + sizes[a][i]) for a, i in enumerate(index))
+        out[dst] = block[src]
+    return out
+
+
+def _along(flat: list[np.ndarray], parts: Sequence[Sequence[Any]], axis: int) -> list[Any]:
+    """The blocks in the first row of the grid along ``axis`` (one per part there)."""
+    stride = int(np.prod([len(p) for p in parts[axis + 1 :]], dtype=np.int64))
+    return [flat[i * stride] for i in range(len(parts[axis]))]
 
 
 # --------------------------------------------------------------------------------------

@@ -35,14 +35,17 @@ def pad(
         ``"mean"``, ``"median"``, ``"minimum"``, ``"reflect"``, ``"symmetric"``,
         ``"wrap"``, ``"empty"``, or a function ``f(vector, iaxis_pad_width, iaxis, kwargs)``
         that fills ``vector`` in place (returning the padded vector also works).
-    chunks : None, "merge", "regular" or dask chunks, optional
+    chunks : None, "merge", "regular", "even" or dask chunks, optional
         The output chunks. ``None`` (default) keeps every interior chunk as it is and gives
         each pad region chunks no larger than the neighbouring edge chunk. ``"merge"`` joins
         the thin outermost pad chunk of each side to its neighbour (the edge chunk, when
         the pad is narrower than it). ``"regular"`` gives each axis chunks the size of the
-        input's largest chunk along it, all equal but the last, as zarr requires; each
-        output block is assembled in one task from the blocks it overlaps. Any other value
-        is read as dask reads ``chunks`` for the padded shape.
+        input's largest chunk along it, all equal but the last, as zarr requires.
+        ``"even"`` is regular too, with as many chunks as the padded axis holds input
+        chunks (rounded), so no thin last chunk is left: the fastest to store in zarr,
+        which writes every chunk whole. Each output block is assembled in one task from
+        the blocks it overlaps (no rechunk plan). Any other value is read as dask reads
+        ``chunks`` for the padded shape.
     **kwargs
         ``constant_values``, ``end_values``, ``stat_length``, ``reflect_type`` as numpy.pad
         takes them, for the modes that take them; for a function, passed to it.

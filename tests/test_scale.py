@@ -120,12 +120,20 @@ def test_regular_chunks_are_equal_but_the_last():
     assert y.chunks == ((4, 4, 4, 4, 1), (3, 3, 2))
 
 
+def test_even_chunks_leave_no_thin_last_chunk():
+    assert _padded("even").chunks == ((5, 5, 5, 2), (3, 3, 2))
+    x = da.zeros((16384, 100), chunks=(2048, 100))
+    y = daskpad.pad(x, 64, chunks="even")
+    # "regular" would give 8 chunks of 2048 and a thin one of 128 along axis 0
+    assert y.chunks == ((2064,) * 8, (114, 114))
+
+
 def test_dask_chunk_forms_are_accepted():
     assert _padded(5).chunks == ((5, 5, 5, 2), (5, 3))
     assert _padded({0: 17, 1: -1}).chunks == ((17,), (8,))
 
 
-@pytest.mark.parametrize("chunks", [None, "merge", "regular", 3, {0: 17, 1: -1}])
+@pytest.mark.parametrize("chunks", [None, "merge", "regular", "even", 3, {0: 17, 1: -1}])
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap", "mean", "linear_ramp"])
 def test_every_policy_gives_numpys_values(chunks, mode):
     expected = np.pad(X, ((5, 2), (1, 0)), mode=mode)
