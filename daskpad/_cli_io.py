@@ -110,21 +110,24 @@ def parse_value(text: str, flag: str, *, integer: bool = False) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def parse_chunks(texts: Iterable[str]) -> dict[str, int]:
-    """``--chunks regular`` (the default) -> ``{}``; ``--chunks lat=45,lon=90`` -> sizes."""
-    sizes: dict[str, int] = {}
+def parse_chunks(texts: Iterable[str]) -> tuple[str, dict[str, int]]:
+    """``--chunks``: the policy that makes the padded chunks regular for zarr
+    (``regular``, the default, or ``even``) and chunk sizes to read SRC with
+    (``lat=45,lon=90``)."""
+    policy, sizes = "regular", {}
     for text in texts:
-        if text == "regular":
+        if text in ("regular", "even"):
+            policy = text
             continue
         for item in text.split(","):
             dim, sep, value = item.partition("=")
             if not (sep and dim.strip() and value.strip().isdigit() and int(value) > 0):
                 raise CliError(
-                    f"--chunks {text!r} is malformed: expected 'regular' or DIM=SIZE[,DIM=SIZE]"
-                    " with positive integer sizes, e.g. --chunks lat=45,lon=90"
+                    f"--chunks {text!r} is malformed: expected 'regular', 'even' or "
+                    "DIM=SIZE[,DIM=SIZE] with positive integer sizes, e.g. --chunks lat=45,lon=90"
                 )
             sizes[dim.strip()] = int(value)
-    return sizes
+    return policy, sizes
 
 
 # --------------------------------------------------------------------------------------

@@ -97,7 +97,7 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Path, st
 
     widths = parse_widths(args.width or ())
     kwargs = _pad_kwargs(args)
-    chunks = parse_chunks(args.chunks or ())
+    policy, chunks = parse_chunks(args.chunks or ())
     if check is not None:
         check()
     src = Path(args.src)
@@ -110,7 +110,7 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Path, st
         ds = select_variables(open_source(src, kind, chunks), args.var or [])
     if not widths:
         return src, kind, ds, None
-    padded = ds.pad2(widths, mode=args.mode, coords=args.coords, chunks="regular", **kwargs)
+    padded = ds.pad2(widths, mode=args.mode, coords=args.coords, chunks=policy, **kwargs)
     return src, kind, ds, padded
 
 
@@ -334,8 +334,10 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--chunks",
         action="append",
-        metavar="regular|DIM=SIZE,...",
-        help="output chunks: SRC's own, made regular for zarr (default), or SIZE along DIM",
+        metavar="regular|even|DIM=SIZE,...",
+        help="output chunks: SRC's own sizes, made regular for zarr (regular, the default); "
+        "regular with as many chunks as fit, so no thin last one (even, the fastest to "
+        "write); read SRC with SIZE along DIM first (combines with either)",
     )
 
 

@@ -229,6 +229,23 @@ def test_var_coords_chunks_and_format(tmp_path, sources):
     )
 
 
+@WRITES
+def test_even_chunks_leave_no_thin_last_chunk(tmp_path, sources):
+    dst = tmp_path / "even.zarr"
+    run = daskpad(
+        "pad", sources[2], dst, "--width", "lon=3", "--mode", "wrap", "--var", "n",
+        "--chunks", "even", "--no-progress",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    # n is (8, 10) in (3, 4) chunks: lon 16 holds 4 chunks of 4 ("regular": 4, 4, 4, 4)
+    # and 8 holds 3 of 3 along lat, which is not padded
+    src_chunks = zarr.open_array(sources[2] / "n", mode="r").chunks
+    assert zarr.open_group(dst, mode="r")["n"].chunks == (src_chunks[0], 4)
+    np.testing.assert_array_equal(
+        stored(dst, "n"), np.pad(stored(sources[2], "n"), ((0, 0), (3, 3)), mode="wrap")
+    )
+
+
 def test_info_and_dry_run_compute_nothing(tmp_path, sources):
     info = daskpad("info", sources[3])
     assert info.returncode == 0, info.stderr
