@@ -69,6 +69,7 @@ import dask.array as da
 import numpy as np
 
 import daskpad
+from daskpad._graph import regular_chunks
 from daskpad._modes import MODES
 
 HERE = Path(__file__).resolve().parent
@@ -435,7 +436,9 @@ def _pipeline_geometry(cfg, cluster: bool = False):
     return (28_672, 28_672), (4_096, 4_096), 64
 
 
-def _store(y: da.Array, where: str, regular: tuple[int, ...]) -> None:
+def _store(y: da.Array, where: str, regular: tuple[tuple[int, ...], ...]) -> None:
+    """Write ``y`` to a new zarr store, first rechunked to ``regular`` unless zarr can take
+    its chunks as they are."""
     if any(len(set(c[:-1])) > 1 or (len(c) > 1 and c[-1] > c[0]) for c in y.chunks):
         y = y.rechunk(regular)
     da.to_zarr(y, where, compressors=None, overwrite=True)
@@ -448,38 +451,44 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
     byte_ratio = padded_bytes / x.nbytes
     tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
     rows = []
+    cases = [("reduce", mode, None) for mode in modes] + [
+        ("store", mode, policy) for policy in ("regular", "even") for mode in store_modes
+    ]
     try:
         t_sum, m_sum, _ = timed(lambda: x.sum(dtype=np.float64).compute(), cfg.repeat)
-        t_zarr, m_zarr, _ = timed(lambda: _store(x, str(tmp / "x.zarr"), chunks), cfg.repeat)
-        for pipeline, baseline, base_mb in [("reduce", t_sum, m_sum), ("store", t_zarr, m_zarr)]:
-            for mode in modes if pipeline == "reduce" else store_modes:
-                row = {
-                    "pipeline": f"pad+{pipeline}",
-                    "mode": mode,
-                    "unpadded s": baseline,
-                    "unpadded MB": base_mb,
-                    "bytes ratio": byte_ratio,
-                }
-                for lib, fn in LIBS.items():
-                    if verdict(lib, mode) == "unsupported":
-                        row[f"{lib} s"] = "unsupported"
-                        continue
-                    if pipeline == "reduce":
-                        y = fn(x, w, mode)
-                        run = lambda y=y: y.sum(dtype=np.float64).compute()  # noqa: E731
-                    else:
-                        y = (
-                            daskpad.pad(x, w, mode, chunks="regular")
-                            if lib == "daskpad"
-                            else fn(x, w, mode)
-                        )
-                        run = lambda y=y, lib=lib: _store(  # noqa: E731
-                            y, str(tmp / f"{lib}.zarr"), chunks
-                        )
-                    t, m, _ = timed(run, cfg.repeat)
-                    _record(row, lib, t, m, y, verdict(lib, mode) == "ok")
-                rows.append(row)
-                _progress(cfg, label, row)
+        t_zarr, m_zarr, _ = timed(lambda: _store(x, str(tmp / "x.zarr"), x.chunks), cfg.repeat)
+        baselines = {"reduce": (t_sum, m_sum), "store": (t_zarr, m_zarr)}
+        for pipeline, mode, policy in cases:
+            row = {
+                "pipeline": f"pad+{pipeline}",
+                "mode": mode if policy is None else f"{mode} chunks={policy}",
+                "unpadded s": baselines[pipeline][0],
+                "unpadded MB": baselines[pipeline][1],
+                "bytes ratio": byte_ratio,
+            }
+            for lib, fn in LIBS.items():
+                if verdict(lib, mode) == "unsupported":
+                    row[f"{lib} s"] = "unsupported"
+                    continue
+                if pipeline == "reduce":
+                    y = fn(x, w, mode)
+                    run = lambda y=y: y.sum(dtype=np.float64).compute()  # noqa: E731
+                else:
+                    # daskpad builds the policy's chunks itself; dask.array.pad's result is
+                    # rechunked to the same chunks
+                    y = (
+                        daskpad.pad(x, w, mode, chunks=policy)
+                        if lib == "daskpad"
+                        else fn(x, w, mode)
+                    )
+                    target = regular_chunks(x.chunks, y.shape, even=policy == "even")
+                    run = lambda y=y, lib=lib, target=target: _store(  # noqa: E731
+                        y, str(tmp / f"{lib}.zarr"), target
+                    )
+                t, m, _ = timed(run, cfg.repeat)
+                _record(row, lib, t, m, y, verdict(lib, mode) == "ok")
+            rows.append(row)
+            _progress(cfg, label, row)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rows
