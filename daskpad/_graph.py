@@ -119,12 +119,13 @@ def _blockwise_chunks(
             k.per_chunk,
             out,
             *args,
-            concatenate=True,
             adjust_chunks={ndim: chunks},
             dtype=like.dtype,
             meta=meta_from_array(like._meta, ndim=ndim),
+            token=kernel.__name__,
             kernel=kernel,
             bounds=bounds,
+            along=along,
             **kwargs,
         )
 
@@ -142,13 +143,15 @@ def _blockwise_along(
     ndim = like.ndim
     out = tuple(ndim if i == along else i for i in range(ndim))
     return da.blockwise(
-        kernel,
+        k.along_axis,
         out,
         *_contracted(ndim, along, inputs),
-        concatenate=True,
         new_axes={ndim: size},
         dtype=like.dtype,
         meta=meta_from_array(like._meta, ndim=ndim),
+        token=kernel.__name__,
+        kernel=kernel,
+        along=along,
         **kwargs,
     )
 

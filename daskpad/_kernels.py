@@ -149,24 +149,26 @@ def gather_block(
 
     ``pieces`` are slices of the array along ``axis`` holding the data indices
     ``piece_starts[i] ..`` (sorted, disjoint); together they hold every index
-    :func:`needed_data` lists for these positions.
+    :func:`needed_data` lists for these positions. Runs of consecutive indices (forwards for
+    wrap, backwards for a reflection) are copied as slices, the rest gathered.
     """
-    slab = np.moveaxis(_concatenate(pieces, axis), axis, -1)
+    slab = _concatenate(pieces, axis)
     lows = np.asarray(piece_starts, dtype=np.intp)
     sizes = np.asarray([p.shape[axis] for p in pieces], dtype=np.intp)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    before = (slice(None),) * axis
 
     def data(d: np.ndarray) -> Any:
         i = np.searchsorted(lows, d, side="right") - 1
-        return slab[..., d - lows[i] + offsets[i]]
+        return slab[(*before, _as_slice(d - lows[i] + offsets[i]))]
 
     def values(p: np.ndarray) -> Any:
         inside = (p >= program.lo) & (p < program.hi)
         if inside.all():
             return data(p - program.lo)
-        out = np.empty_like(slab, shape=(*slab.shape[:-1], p.size))
+        out = np.empty_like(slab, shape=(*slab.shape[:axis], p.size, *slab.shape[axis + 1 :]))
         if inside.any():
-            out[..., inside] = data(p[inside] - program.lo)
+            out[(*before, inside)] = data(p[inside] - program.lo)
         outside = np.flatnonzero(~inside)
         which = _locate(program, p[outside])
         for i in np.unique(which):
@@ -175,20 +177,53 @@ def gather_block(
             v = values(f.offset + f.step * p[at])
             if program.odd:
                 v = 2 * values(np.array([f.edge], dtype=np.intp)) - v
-            out[..., at] = v
+            out[(*before, _as_slice(at))] = v
         return out
 
     result = values(np.arange(start, stop, dtype=np.intp))
-    return np.moveaxis(result, -1, axis)
+    # a block of its own, not a view that would keep the input's chunk alive
+    return result.copy() if np.may_share_memory(result, slab) else result
+
+
+def _as_slice(index: np.ndarray) -> slice | np.ndarray:
+    """``index`` as a slice when it is a run of consecutive positions (either way)."""
+    if index.size == 0:
+        return index
+    first, last = int(index[0]), int(index[-1])
+    if index.size == 1:
+        return slice(first, first + 1)
+    step = int(index[1]) - first
+    if step in (1, -1) and last - first == step * (index.size - 1):
+        if bool(np.all(np.diff(index) == step)):
+            stop = last + step
+            return slice(first, stop if stop >= 0 else None, step)
+    return index
 
 
 def per_chunk(
-    which: Any, *args: Any, kernel: Callable[..., Any], bounds: Sequence[int], **kwargs: Any
+    which: Any,
+    *args: Any,
+    kernel: Callable[..., Any],
+    bounds: Sequence[int],
+    along: int,
+    **kwargs: Any,
 ) -> Any:
     """Call ``kernel`` for output chunk ``which[0]`` of a pad side, whose positions are
-    ``bounds[i]:bounds[i + 1]``."""
+    ``bounds[i]:bounds[i + 1]``; arguments given as lists of blocks are joined along
+    ``along`` first."""
     i = int(np.asarray(which).ravel()[0])
-    return kernel(*args, start=bounds[i], stop=bounds[i + 1], **kwargs)
+    return kernel(*_joined(args, along), start=bounds[i], stop=bounds[i + 1], **kwargs)
+
+
+def along_axis(*args: Any, kernel: Callable[..., Any], along: int, **kwargs: Any) -> Any:
+    """Call ``kernel`` with arguments given as lists of blocks joined along ``along``."""
+    return kernel(*_joined(args, along), **kwargs)
+
+
+def _joined(args: Sequence[Any], along: int) -> list[Any]:
+    """Lists of blocks (dask's blockwise hands over one list per input it contracts) joined
+    along ``along``; one block is passed on as it is, without a copy."""
+    return [_concatenate(a, along) if isinstance(a, list) else a for a in args]
 
 
 def identity(block: Any) -> Any:
