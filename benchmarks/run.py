@@ -8,7 +8,9 @@
 Prints one markdown table per section, with wall times, ratios, task counts and peak
 resident memory, and writes the raw numbers as JSON (``benchmarks/plot.py`` reads it).
 ``--quick`` shrinks every size so the whole run takes well under a minute (CI runs it).
-Timed cases are the best of ``--repeat`` runs (default 3, 1 with ``--quick``).
+Timed cases are the best of ``--repeat`` runs (default 3, 1 with ``--quick``); in the
+pipeline and cluster sections each case is run in turn with its unpadded baseline, round by
+round, so both see the same machine (a small VM drifts by 10-30% over minutes).
 
 Sections
 --------
@@ -137,6 +139,21 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, float, Any]:
             best, peak = t, mem.mb
         LAST_PEAK["MB"] = max(LAST_PEAK["MB"], mem.peak / 2**20)
     return best, peak, result
+
+
+def timed_together(
+    fns: dict[str, Callable[[], Any]], repeat: int = 1
+) -> dict[str, tuple[float, float]]:
+    """``{name: (best wall seconds, peak extra MB of the best run)}``, the functions run in
+    turn in each of ``repeat`` rounds, so that a case and its baseline see the same machine
+    (on a small VM the speed drifts by 10-30% over minutes)."""
+    best = {name: (math.inf, 0.0) for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t, m, _ = timed(fn)
+            if t < best[name][0]:
+                best[name] = (t, m)
+    return best
 
 
 def tasks(x: da.Array) -> int:
@@ -454,25 +471,24 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
     cases = [("reduce", mode, None) for mode in modes] + [
         ("store", mode, policy) for policy in ("regular", "even") for mode in store_modes
     ]
+    baselines = {
+        "reduce": lambda: x.sum(dtype=np.float64).compute(),
+        "store": lambda: _store(x, str(tmp / "x.zarr"), x.chunks),
+    }
     try:
-        t_sum, m_sum, _ = timed(lambda: x.sum(dtype=np.float64).compute(), cfg.repeat)
-        t_zarr, m_zarr, _ = timed(lambda: _store(x, str(tmp / "x.zarr"), x.chunks), cfg.repeat)
-        baselines = {"reduce": (t_sum, m_sum), "store": (t_zarr, m_zarr)}
         for pipeline, mode, policy in cases:
-            row = {
+            row: dict[str, Any] = {
                 "pipeline": f"pad+{pipeline}",
                 "mode": mode if policy is None else f"{mode} chunks={policy}",
-                "unpadded s": baselines[pipeline][0],
-                "unpadded MB": baselines[pipeline][1],
-                "bytes ratio": byte_ratio,
             }
+            runs: dict[str, Callable[[], Any]] = {"unpadded": baselines[pipeline]}
+            padded: dict[str, da.Array] = {}
             for lib, fn in LIBS.items():
                 if verdict(lib, mode) == "unsupported":
-                    row[f"{lib} s"] = "unsupported"
                     continue
                 if pipeline == "reduce":
                     y = fn(x, w, mode)
-                    run = lambda y=y: y.sum(dtype=np.float64).compute()  # noqa: E731
+                    runs[lib] = lambda y=y: y.sum(dtype=np.float64).compute()
                 else:
                     # daskpad builds the policy's chunks itself; dask.array.pad's result is
                     # rechunked to the same chunks
@@ -482,11 +498,20 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
                         else fn(x, w, mode)
                     )
                     target = regular_chunks(x.chunks, y.shape, even=policy == "even")
-                    run = lambda y=y, lib=lib, target=target: _store(  # noqa: E731
+                    runs[lib] = lambda y=y, lib=lib, target=target: _store(
                         y, str(tmp / f"{lib}.zarr"), target
                     )
-                t, m, _ = timed(run, cfg.repeat)
-                _record(row, lib, t, m, y, verdict(lib, mode) == "ok")
+                padded[lib] = y
+            # each case is timed in turn with its own unpadded baseline, round by round
+            result = timed_together(runs, cfg.repeat)
+            row["unpadded s"], row["unpadded MB"] = result["unpadded"]
+            row["bytes ratio"] = byte_ratio
+            for lib in LIBS:
+                if lib not in padded:
+                    row[f"{lib} s"] = "unsupported"
+                    continue
+                t, m = result[lib]
+                _record(row, lib, t, m, padded[lib], verdict(lib, mode) == "ok")
             rows.append(row)
             _progress(cfg, label, row)
     finally:

@@ -76,6 +76,40 @@ class LazyLayer(Mapping[Hashable, Any]):
         return (dict, (dict(self),))
 
 
+class SparseLazyLayer(Mapping[Hashable, Any]):
+    """A graph layer of keys ``(name, *ints)`` that ``keys()`` lists and ``make(ints)``
+    turns into tasks on demand (raising ``KeyError`` for any other)."""
+
+    def __init__(
+        self,
+        name: str,
+        make: Callable[[tuple[int, ...]], Any],
+        keys: Callable[[], Iterator[tuple[int, ...]]],
+    ):
+        self.name = name
+        self.make = make
+        self.keys_ = keys
+
+    def __getitem__(self, key: Hashable) -> Any:
+        if not (
+            isinstance(key, tuple)
+            and key[:1] == (self.name,)
+            and all(isinstance(i, (int, np.integer)) and i >= 0 for i in key[1:])
+        ):
+            raise KeyError(key)
+        return self.make(tuple(int(i) for i in key[1:]))
+
+    def __iter__(self) -> Iterator[Hashable]:
+        for index in self.keys_():
+            yield (self.name, *index)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.keys_())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (dict(self),))
+
+
 def _layer_array(
     prefix: str,
     token: str,
@@ -258,8 +292,14 @@ class Grid:
                 self._dependencies(),
                 self.x,
             )
-        make = _regrid_tasks(grid_chunks, target, lambda index: self._source(padded, index))
-        return _layer_array("pad", token, target, make, self._dependencies(), self.x)
+        return _regrid_array(
+            f"pad-{token}",
+            grid_chunks,
+            target,
+            lambda index: self._source(padded, index),
+            self._dependencies(),
+            self.x,
+        )
 
 
 def regrid(a: da.Array, target: Chunks) -> da.Array:
@@ -271,28 +311,94 @@ def regrid(a: da.Array, target: Chunks) -> da.Array:
         return a
     if query_planning():
         return a.rechunk(target)
-    make = _regrid_tasks(a.chunks, target, lambda index: (a.name, *index))
-    return _layer_array("pad-regrid", tokenize(a.name, target), target, make, [a], a)
+    name = f"pad-regrid-{tokenize(a.name, target)}"
+    return _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a)
 
 
-def _regrid_tasks(
-    grid: Chunks, target: Chunks, source: Callable[[tuple[int, ...]], Any]
-) -> Callable[[tuple[int, ...]], Any]:
-    """The task making block ``index`` of ``target`` from the blocks of ``grid``, whose keys
-    ``source`` gives: an alias when it is one whole block."""
+def _regrid_array(
+    name: str,
+    grid: Chunks,
+    target: Chunks,
+    source: Callable[[tuple[int, ...]], Any],
+    dependencies: Sequence[da.Array],
+    like: da.Array,
+) -> da.Array:
+    """The blocks of ``grid`` (keys given by ``source``) laid out in ``target`` chunks.
+
+    Each output block reads directly the grid blocks it takes most of (along every axis);
+    the smaller parts it needs of other blocks are first cut out and copied by their own
+    tasks (:func:`daskpad._kernels.cut_part`). A grid block is then released as soon as the
+    one output block taking most of it has run, instead of waiting for every neighbour:
+    writing a shifted grid row by row holds thin slivers of the previous row, not the row.
+    """
+    from dask.highlevelgraph import HighLevelGraph
+
     pieces = [_Pieces(g, t) for g, t in zip(grid, target)]
+    part_name = f"{name}-part"
 
-    def make(index: tuple[int, ...]) -> Any:
-        parts = [pieces[j][i] for j, i in enumerate(index)]
+    def direct(t: tuple[int, ...], g: tuple[int, ...]) -> bool:
+        return all(pieces[a].owner(gi) == ti for a, (ti, gi) in enumerate(zip(t, g)))
+
+    def make(t: tuple[int, ...]) -> Any:
+        parts = [pieces[a][ti] for a, ti in enumerate(t)]
         if all(len(p) == 1 and p[0][1] is None for p in parts):
             return source(tuple(p[0][0] for p in parts))
+        keys, cut = [], []
+        for n, combo in enumerate(itertools.product(*parts)):
+            g = tuple(b for b, _ in combo)
+            if direct(t, g):
+                keys.append(source(g))
+            else:
+                keys.append((part_name, *t, *g))
+                cut.append(n)
         return (
             k.assemble_block,
-            _nested_keys(parts, source),
+            _nest(keys, [len(p) for p in parts]),
             tuple(tuple(s for _, s in p) for p in parts),
+            tuple(cut),
         )
 
-    return make
+    def make_part(index: tuple[int, ...]) -> Any:
+        ndim = len(pieces)
+        t, g = index[:ndim], index[ndim:]
+        spans = []
+        for a, (ti, gi) in enumerate(zip(t, g)):
+            part = dict(pieces[a][ti]).get(gi, ...)
+            if part is ...:
+                raise KeyError((part_name, *index))
+            size = pieces[a].gb[gi + 1] - pieces[a].gb[gi]
+            spans.append((0, size) if part is None else part)
+        if direct(t, g):
+            raise KeyError((part_name, *index))
+        return (k.cut_part, source(g), tuple(spans))
+
+    def part_keys() -> Iterator[tuple[int, ...]]:
+        for t in itertools.product(*(range(len(c)) for c in target)):
+            parts = [pieces[a][ti] for a, ti in enumerate(t)]
+            if all(len(p) == 1 and p[0][1] is None for p in parts):
+                continue
+            for combo in itertools.product(*parts):
+                g = tuple(b for b, _ in combo)
+                if not direct(t, g):
+                    yield (*t, *g)
+
+    layer = LazyLayer(name, [len(c) for c in target], make)
+    part_layer = SparseLazyLayer(part_name, make_part, part_keys)
+    deps = HighLevelGraph.merge(*(d.__dask_graph__() for d in dependencies))
+    below = {n for d in dependencies for n in d.__dask_layers__()}
+    graph = HighLevelGraph(
+        {**deps.layers, part_name: part_layer, name: layer},  # type: ignore[dict-item]
+        {**deps.dependencies, part_name: below, name: below | {part_name}},
+    )
+    return da.Array(graph, name, target, meta=meta_from_array(like._meta, ndim=like.ndim))
+
+
+def _nest(flat: list[Any], shape: list[int]) -> Any:
+    """``flat`` (C order) as nested lists of ``shape``."""
+    if len(shape) <= 1:
+        return flat if shape else flat[0]
+    step = len(flat) // shape[0]
+    return [_nest(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
 def _names(p: _Padded) -> tuple[Any, ...]:
@@ -309,6 +415,20 @@ class _Pieces:
         self.tb = np.cumsum((0, *target), dtype=np.int64).tolist()
         self.nblocks = len(grid)
 
+    def owner(self, g: int) -> int:
+        """The target chunk taking the largest part of grid block ``g`` (the first of
+        equals)."""
+        gb, tb = self.gb, self.tb
+        lo, hi = gb[g], gb[g + 1]
+        t = min(max(bisect.bisect_right(tb, lo) - 1, 0), len(tb) - 2)
+        best, most = t, -1
+        while t < len(tb) - 1 and (tb[t] < hi or most < 0):
+            size = min(hi, tb[t + 1]) - max(lo, tb[t])
+            if size > most:
+                best, most = t, size
+            t += 1
+        return best
+
     def __getitem__(self, i: int) -> list[tuple[int, tuple[int, int] | None]]:
         gb, start, stop = self.gb, self.tb[i], self.tb[i + 1]
         b = bisect.bisect_right(gb, start) - 1
@@ -322,19 +442,6 @@ class _Pieces:
             if start == stop:
                 break
         return parts
-
-
-def _nested_keys(
-    parts: list[list[tuple[int, Any]]], source: Callable[[tuple[int, ...]], Any]
-) -> Any:
-    """Nested lists (one level per axis) of the keys of the grid blocks in ``parts``."""
-
-    def build(axis: int, prefix: tuple[int, ...]) -> Any:
-        if axis == len(parts):
-            return source(prefix)
-        return [build(axis + 1, (*prefix, b)) for b, _ in parts[axis]]
-
-    return build(0, ())
 
 
 def merge_slivers(grid: Chunks, padded_axes: Mapping[int, tuple[int, int]]) -> Chunks:

@@ -230,30 +230,52 @@ def identity(block: Any) -> Any:
     return block
 
 
-def assemble_block(blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]]) -> Any:
+def assemble_block(
+    blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]], cut: Sequence[int] = ()
+) -> Any:
     """One output block from neighbouring blocks: ``blocks`` is nested one list level per
     axis; ``parts[axis][i]`` is the ``(start, stop)`` taken from the i-th block along that
-    axis (``None``: all of it)."""
-
+    axis (``None``: all of it). The blocks numbered in ``cut`` (in C order) were cut to
+    their parts already (by :func:`cut_part`)."""
+    ndim = len(parts)
     flat: list[Any] = []
-    _flatten(blocks, len(parts), flat)
-    if all(type(b) is np.ndarray for b in flat):
-        return _assemble_in_place(flat, parts)
+    _flatten(blocks, ndim, flat)
+    grid = list(itertools.product(*(range(len(p)) for p in parts)))
+    pieces = [
+        b if n in cut else b[tuple(_slice(parts[a][i]) for a, i in enumerate(index))]
+        for n, (b, index) in enumerate(zip(flat, grid))
+    ]
+    if all(type(b) is np.ndarray for b in pieces):
+        # numpy: each piece copied once, straight into its place
+        sizes = [[pieces[_first_along(parts, a, i)].shape[a] for i in range(len(parts[a]))]
+                 for a in range(ndim)]  # fmt: skip
+        starts = [np.cumsum([0, *s[:-1]]).tolist() for s in sizes]
+        out = np.empty(tuple(sum(s) for s in sizes), dtype=np.result_type(*pieces))
+        for piece, index in zip(pieces, grid):
+            out[tuple(slice(starts[a][i], starts[a][i] + sizes[a][i])
+                      for a, i in enumerate(index))] = piece  # fmt: skip
+        return out
 
-    def build(axis: int, nested: Any) -> Any:
-        if axis == len(parts):
-            return nested
-        pieces = [build(axis + 1, b) for b in nested]
-        sliced = []
-        for piece, part in zip(pieces, parts[axis]):
-            if part is not None:
-                index = [slice(None)] * np.ndim(piece)
-                index[axis] = slice(*part)
-                piece = piece[tuple(index)]
-            sliced.append(piece)
-        return _concatenate(sliced, axis)
+    def join(axis: int, first: int, step: int) -> Any:
+        # the pieces of the sub-grid starting at flat index ``first``, joined from ``axis`` on
+        if axis == ndim:
+            return pieces[first]
+        inner = step // len(parts[axis])
+        return _concatenate(
+            [join(axis + 1, first + i * inner, inner) for i in range(len(parts[axis]))], axis
+        )
 
-    return build(0, blocks)
+    return join(0, 0, len(pieces))
+
+
+def _slice(part: tuple[int, int] | None) -> slice:
+    return slice(None) if part is None else slice(*part)
+
+
+def cut_part(block: Any, slices: Sequence[tuple[int, int]]) -> Any:
+    """A copy of ``block[slices]``: a part of a block that another output block takes
+    mostly, so that the block itself can be released once that one has read it."""
+    return block[tuple(slice(lo, hi) for lo, hi in slices)].copy()
 
 
 def _flatten(nested: Any, depth: int, out: list[Any]) -> None:
@@ -264,31 +286,9 @@ def _flatten(nested: Any, depth: int, out: list[Any]) -> None:
         _flatten(item, depth - 1, out)
 
 
-def _assemble_in_place(
-    flat: list[np.ndarray], parts: Sequence[Sequence[tuple[int, int] | None]]
-) -> np.ndarray:
-    """``assemble_block`` for numpy blocks (``flat``: in C order of the block grid): each
-    part is copied once, straight into its place in the output."""
-    ndim = len(parts)
-    shapes = [[b.shape[axis] for b in _along(flat, parts, axis)] for axis in range(ndim)]
-    spans = [
-        [(0, n) if part is None else part for part, n in zip(parts[axis], shapes[axis])]
-        for axis in range(ndim)
-    ]
-    sizes = [[hi - lo for lo, hi in spans[axis]] for axis in range(ndim)]
-    out = np.empty(tuple(sum(s) for s in sizes), dtype=np.result_type(*flat))
-    starts = [np.cumsum([0, *s[:-1]]).tolist() for s in sizes]
-    for block, index in zip(flat, itertools.product(*(range(len(p)) for p in parts))):
-        src = tuple(slice(*spans[a][i]) for a, i in enumerate(index))
-        dst = tuple(slice(starts[a][i], starts[a][i] + sizes[a][i]) for a, i in enumerate(index))
-        out[dst] = block[src]
-    return out
-
-
-def _along(flat: list[np.ndarray], parts: Sequence[Sequence[Any]], axis: int) -> list[Any]:
-    """The blocks in the first row of the grid along ``axis`` (one per part there)."""
-    stride = int(np.prod([len(p) for p in parts[axis + 1 :]], dtype=np.int64))
-    return [flat[i * stride] for i in range(len(parts[axis]))]
+def _first_along(parts: Sequence[Sequence[Any]], axis: int, i: int) -> int:
+    """The flat (C order) number of the first block whose index along ``axis`` is ``i``."""
+    return i * int(np.prod([len(p) for p in parts[axis + 1 :]], dtype=np.int64))
 
 
 # --------------------------------------------------------------------------------------

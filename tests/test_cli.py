@@ -60,6 +60,14 @@ def test_every_mode_has_options():
     assert set(MODE_OPTIONS) == set(MODES)
 
 
+def test_coords_choices_are_the_accessors():
+    # the CLI keeps its own copy so that --help does not import xarray
+    from daskpad import cli
+    from daskpad.xarray import COORDS_POLICIES
+
+    assert cli._COORDS_POLICIES == COORDS_POLICIES
+
+
 # --------------------------------------------------------------------------------------
 # Inputs written by zarr itself
 # --------------------------------------------------------------------------------------
