@@ -29,26 +29,33 @@ def main(argv: list[str] | None = None) -> int:
     results = json.loads(args.results.read_text())
     rows = results["sections"]["build"]
     modes = sorted({r["mode"] for r in rows}, key=[r["mode"] for r in rows].index)
-    fig, (ax_t, ax_n) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.4))
+    panels = [
+        ("call s", "the pad call (s)"),
+        ("build s", "pad call + graph materialisation (s)"),
+        ("tasks", "tasks added by the pad"),
+    ]
     styles = {"daskpad": "-", "dask.array.pad": "--"}
     for mode in modes:
         sub = sorted((r for r in rows if r["mode"] == mode), key=lambda r: r["chunks"])
-        chunks = [r["chunks"] for r in sub]
         for lib in LIBS:
-            label = f"{lib}, {mode}"
-            ax_t.plot(
-                chunks, [r[f"{lib} build s"] for r in sub], styles[lib], marker="o", label=label
-            )
-            ax_n.plot(
-                chunks, [r[f"{lib} tasks"] for r in sub], styles[lib], marker="o", label=label
-            )
-    for ax, ylabel in ((ax_t, "graph build + materialise (s)"), (ax_n, "tasks added by the pad")):
+            for ax, (column, _) in zip(axes, panels):
+                # cells not measured (None) or unsupported (a word) leave a gap
+                points = [
+                    (r["chunks"], r.get(f"{lib} {column}"))
+                    for r in sub
+                    if isinstance(r.get(f"{lib} {column}"), (int, float))
+                ]
+                if points:
+                    xs, ys = zip(*points)
+                    ax.plot(xs, ys, styles[lib], marker="o", label=f"{lib}, {mode}")
+    for ax, (_, ylabel) in zip(axes, panels):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("chunks in the input array")
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
-    ax_n.legend(fontsize=7)
+    axes[0].legend(fontsize=6)
     fig.suptitle(
         f"Graph size and build time: 2-D array, pad width 3\n{results['machine']}", fontsize=8
     )
