@@ -150,7 +150,8 @@ def gather_block(
     ``pieces`` are slices of the array along ``axis`` holding the data indices
     ``piece_starts[i] ..`` (sorted, disjoint); together they hold every index
     :func:`needed_data` lists for these positions. Runs of consecutive indices (forwards for
-    wrap, backwards for a reflection) are copied as slices, the rest gathered.
+    wrap, backwards for a reflection) are taken as slices and a repeated index (edge) as a
+    broadcast, so a block that is one run is a view of the slab; the rest is gathered.
     """
     slab = _concatenate(pieces, axis)
     lows = np.asarray(piece_starts, dtype=np.intp)
@@ -160,17 +161,26 @@ def gather_block(
 
     def data(d: np.ndarray) -> Any:
         i = np.searchsorted(lows, d, side="right") - 1
-        return slab[(*before, _as_slice(d - lows[i] + offsets[i]))]
+        index = d - lows[i] + offsets[i]
+        if index.size > 1 and type(slab) is np.ndarray and bool(np.all(index == index[0])):
+            # one element repeated (edge): a read-only broadcast view, as dask's own
+            # broadcast_to makes
+            one = slab[(*before, slice(int(index[0]), int(index[0]) + 1))]
+            return np.broadcast_to(one, (*slab.shape[:axis], index.size, *slab.shape[axis + 1 :]))
+        return slab[(*before, _as_slice(index))]
 
     def values(p: np.ndarray) -> Any:
         inside = (p >= program.lo) & (p < program.hi)
         if inside.all():
             return data(p - program.lo)
+        outside = np.flatnonzero(~inside)
+        which = _locate(program, p[outside])
+        if not program.odd and outside.size == p.size and bool(np.all(which == which[0])):
+            f = program.fills[which[0]]  # one fill maps every position: no copy here
+            return values(f.offset + f.step * p)
         out = np.empty_like(slab, shape=(*slab.shape[:axis], p.size, *slab.shape[axis + 1 :]))
         if inside.any():
             out[(*before, inside)] = data(p[inside] - program.lo)
-        outside = np.flatnonzero(~inside)
-        which = _locate(program, p[outside])
         for i in np.unique(which):
             f = program.fills[i]
             at = outside[which == i]
@@ -180,9 +190,9 @@ def gather_block(
             out[(*before, _as_slice(at))] = v
         return out
 
-    result = values(np.arange(start, stop, dtype=np.intp))
-    # a block of its own, not a view that would keep the input's chunk alive
-    return result.copy() if np.may_share_memory(result, slab) else result
+    # a view of the slab where the block is one run (narrow reflect, symmetric, wrap, edge):
+    # whoever uses the block copies it anyway, and so does dask's final concatenation
+    return values(np.arange(start, stop, dtype=np.intp))
 
 
 def _as_slice(index: np.ndarray) -> slice | np.ndarray:
