@@ -341,9 +341,9 @@ BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measu
 BUILD_WIDTH = 3
 # (label, mode, kwargs, what is measured). "full": call, materialise, tasks (and optimize
 # below BUILD_BIG_SIDE or with --full-build); "whole": a statistic over the whole axis,
-# "full" below BUILD_BIG_SIDE and the call alone from it on (its graph takes minutes);
-# "call": the pad call alone. No stat_length is numpy's stat_length=None (the whole axis):
-# dask.array.pad rejects an explicit None but means the same without it.
+# "full" below BUILD_BIG_SIDE and the call alone from it on (its graph takes minutes).
+# No stat_length is numpy's stat_length=None (the whole axis): dask.array.pad rejects an
+# explicit None but means the same without it.
 BUILD_CASES: list[tuple[str, str, dict[str, Any], str]] = [
     ("reflect", "reflect", {}, "full"),
     ("constant", "constant", {}, "full"),

@@ -339,9 +339,15 @@ def _regrid_array(
     def direct(t: tuple[int, ...], g: tuple[int, ...]) -> bool:
         return all(pieces[a].owner(gi) == ti for a, (ti, gi) in enumerate(zip(t, g)))
 
+    def parts_of(t: tuple[int, ...]) -> list[list[tuple[int, tuple[int, int] | None]]]:
+        return [pieces[a][ti] for a, ti in enumerate(t)]
+
+    def one_whole_block(parts: list[list[tuple[int, tuple[int, int] | None]]]) -> bool:
+        return all(len(p) == 1 and p[0][1] is None for p in parts)
+
     def make(t: tuple[int, ...]) -> Any:
-        parts = [pieces[a][ti] for a, ti in enumerate(t)]
-        if all(len(p) == 1 and p[0][1] is None for p in parts):
+        parts = parts_of(t)
+        if one_whole_block(parts):
             return source(tuple(p[0][0] for p in parts))
         keys, cut = [], []
         for n, combo in enumerate(itertools.product(*parts)):
@@ -374,8 +380,8 @@ def _regrid_array(
 
     def part_keys() -> Iterator[tuple[int, ...]]:
         for t in itertools.product(*(range(len(c)) for c in target)):
-            parts = [pieces[a][ti] for a, ti in enumerate(t)]
-            if all(len(p) == 1 and p[0][1] is None for p in parts):
+            parts = parts_of(t)
+            if one_whole_block(parts):
                 continue
             for combo in itertools.product(*parts):
                 g = tuple(b for b, _ in combo)

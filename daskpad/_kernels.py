@@ -203,10 +203,9 @@ def _as_slice(index: np.ndarray) -> slice | np.ndarray:
     if index.size == 1:
         return slice(first, first + 1)
     step = int(index[1]) - first
-    if step in (1, -1) and last - first == step * (index.size - 1):
-        if bool(np.all(np.diff(index) == step)):
-            stop = last + step
-            return slice(first, stop if stop >= 0 else None, step)
+    if step in (1, -1) and bool(np.all(np.diff(index) == step)):
+        stop = last + step
+        return slice(first, stop if stop >= 0 else None, step)
     return index
 
 
