@@ -255,22 +255,22 @@ def normalize(
         values = _as_pairs("end_values", kwargs.get("end_values", 0), ndim)
     elif spec.builder == "stat":
         lengths = _as_pairs("stat_length", kwargs.get("stat_length"), ndim, as_index=True)
-        clipped = []
-        for axis, (n, pair) in enumerate(zip(shape, lengths)):
-            lb, la = (n if v is None or v > n else int(v) for v in pair)
-            if (lb == 0 or la == 0) and spec.name in ("maximum", "minimum"):
-                raise ValueError(
-                    f"stat_length of 0 yields no value for padding; mode '{mode}' got "
-                    f"stat_length ({lb}, {la}) for axis {axis}; use stat_length >= 1 or None"
-                )
-            clipped.append((lb, la))
-        stat_lengths = tuple(clipped)
+        # A stat_length of 0 for maximum/minimum is refused by check_with_numpy, which
+        # knows whether numpy meets it before a dtype error on an earlier axis.
+        stat_lengths = tuple(
+            (_clip_length(lb, n), _clip_length(la, n)) for n, (lb, la) in zip(shape, lengths)
+        )
 
     axes = tuple(
         AxisPlan(k, n, b, a, values=v, stat_length=s)
         for k, (n, (b, a), v, s) in enumerate(zip(shape, widths, values, stat_lengths))
     )
     return PadPlan(shape, spec, axes, reflect_type=reflect_type, fill_empty=fill_empty)
+
+
+def _clip_length(length: Any, n: int) -> int:
+    """A stat_length as numpy uses it: None or more than the axis means the whole axis."""
+    return n if length is None or length > n else int(length)
 
 
 def _probe_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -290,6 +290,7 @@ def check_with_numpy(plan: PadPlan, dtype: np.dtype, mode: Any, kwargs: Mapping[
     """
     if plan.mode is None:
         return  # a user function is the user's: numpy does not validate it either
+    empty_stat = _empty_stat_error(plan)
     shape = _probe_shape(plan.shape)
     # (a 0-d array takes a plain int: numpy reads an empty list of pairs as float widths)
     widths = [(min(a.before, 1), min(a.after, 1)) for a in plan.axes] if plan.axes else 0
@@ -299,8 +300,30 @@ def check_with_numpy(plan: PadPlan, dtype: np.dtype, mode: Any, kwargs: Mapping[
             warnings.simplefilter("ignore")
             np.pad(sample, widths, mode=mode, **kwargs)
     except Exception as exc:
+        if empty_stat is not None and isinstance(exc, ValueError):
+            raise empty_stat from None  # numpy met the empty statistic first
         raise _reraise(
             exc,
             f"numpy.pad cannot pad an array of dtype {dtype} with mode={mode!r}"
             + (f" and {dict(kwargs)!r}" if kwargs else ""),
         ) from None
+    if empty_stat is not None:
+        raise empty_stat  # the sample is small, but a zero stat_length stays zero in it
+
+
+def _empty_stat_error(plan: PadPlan) -> ValueError | None:
+    """numpy's error for a ``stat_length`` of 0 with maximum/minimum, for the first such axis.
+
+    numpy checks it axis by axis, just before that axis's statistic, so a dtype error on an
+    earlier axis comes first: the caller raises this only after the numpy probe.
+    """
+    if plan.mode is None or plan.mode.name not in ("maximum", "minimum"):
+        return None
+    for a in plan.axes:
+        if a.stat_length is not None and 0 in a.stat_length:
+            lb, la = a.stat_length
+            return ValueError(
+                f"stat_length of 0 yields no value for padding; mode '{plan.mode.name}' got "
+                f"stat_length ({lb}, {la}) for axis {a.axis}; use stat_length >= 1 or None"
+            )
+    return None
