@@ -25,10 +25,11 @@ Rules, in brief (the docstring of :func:`pad2` has the details):
   spacing, so they stay monotonic and unique whatever the mode: ``x = [0, 1, 2]`` padded by 2
   on both sides becomes ``[-2, -1, 0, 1, 2, 3, 4]``, a longitude ``[0, 1, ..., 359]`` padded
   with wrap becomes ``[-2, -1, 0, ..., 359, 360, 361]``. Numbers, datetimes and timedeltas
-  can be extended; an index of strings or other objects, of fewer than two values, or that is
-  not strictly monotonic cannot, and padding its dimension raises a ``ValueError`` that names
-  the other policies. ``coords="drop"`` removes the index coordinates of padded dimensions;
-  ``coords="xarray"`` reproduces :meth:`xarray.Dataset.pad` exactly.
+  can be extended; an index of strings or other objects, of fewer than two values, that is
+  not strictly monotonic, or whose extension its dtype cannot hold apart (overflow, rounding)
+  cannot, and padding its dimension raises a ``ValueError`` that names the other policies.
+  ``coords="drop"`` removes the index coordinates of padded dimensions; ``coords="xarray"``
+  reproduces :meth:`xarray.Dataset.pad` exactly.
 - **Other coordinates** along a padded dimension are padded like data: with the data's mode
   for edge, reflect, symmetric and wrap, and with the default fill (NaN/NaT with promotion)
   for every other mode, as xarray does.
@@ -390,35 +391,65 @@ def _extend_labels(
     >>> _extend_labels(np.array([1.0, 0.5, 0.25]), 1, 2, "x", "x")
     array([ 1.5 ,  1.  ,  0.5 ,  0.25,  0.  , -0.25])
     """
-    if values.dtype.kind not in "iufmM":
+    kind = values.dtype.kind
+    if kind not in "iufmM":
         raise _cannot_extend(name, dim, f"its labels have dtype {values.dtype}")
     if values.size < 2:
         raise _cannot_extend(name, dim, f"it holds {values.size} value(s), so no spacing")
-    steps = np.diff(values)
-    if values.dtype.kind in "mM" and np.isnat(values).any():
+    if kind in "mM" and np.isnat(values).any():
         raise _cannot_extend(name, dim, "it contains NaT")
-    zero = np.zeros((), dtype=steps.dtype)
-    if not ((steps > zero).all() or (steps < zero).all()):
+    ascending = bool(values[1] > values[0])
+    if not _strictly_monotonic(values, ascending):
         raise _cannot_extend(name, dim, "it is not strictly monotonic")
-    first, last = steps[0], steps[-1]
-    if values.dtype.kind in "iu":
-        # Compute with Python ints, then find a dtype that holds the new ends (a uint
-        # index extended below 0 becomes signed).
-        lead = [int(values[0]) - k * int(first) for k in range(before, 0, -1)]
-        tail = [int(values[-1]) + k * int(last) for k in range(1, after + 1)]
+    overflow = _cannot_extend(
+        name,
+        dim,
+        f"continued by its edge spacing, its labels overflow or round to equal values in "
+        f"{values.dtype} (edge labels {values[0]!r} and {values[-1]!r})",
+    )
+    if kind in "iumM":
+        # Python ints: exact whatever the spacing. Times are int64 counts of their unit.
+        ints = values.view(np.int64) if kind in "mM" else values
+        v0, v1, w1, w0 = (int(ints[i]) for i in (0, 1, -2, -1))
+        lead = [v0 - k * (v1 - v0) for k in range(before, 0, -1)]
+        tail = [w0 + k * (w0 - w1) for k in range(1, after + 1)]
         ends = lead + tail
         dtype = values.dtype
-        if ends:
+        if ends and kind in "mM":
+            # int64's lowest value is NaT
+            if not -(2**63) < min(ends) <= max(ends) < 2**63:
+                raise overflow
+            new = np.array(ends, dtype=np.int64).view(dtype)
+        elif ends:
             lo, hi = min(ends), max(ends)
             dtype = np.result_type(dtype, np.min_scalar_type(lo), np.min_scalar_type(hi))
-        return np.concatenate(
-            [np.array(lead, dtype=dtype), values.astype(dtype), np.array(tail, dtype=dtype)]
-        )
+            if dtype.kind not in "iu":
+                raise _cannot_extend(
+                    name, dim, f"the new labels run from {lo} to {hi}, beyond 64-bit integers"
+                )
+            new = np.array(ends, dtype=dtype)
+        else:
+            new = values[:0]
+        return np.concatenate([new[: len(lead)], values.astype(dtype), new[len(lead) :]])
+    first, last = values[1] - values[0], values[-1] - values[-2]
     k_before = np.arange(before, 0, -1)
     k_after = np.arange(1, after + 1)
-    lead_arr = values[0] - k_before * first
-    tail_arr = values[-1] + k_after * last
-    return np.concatenate([lead_arr, values, tail_arr]).astype(values.dtype, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        lead_arr = values[0] - k_before * first
+        tail_arr = values[-1] + k_after * last
+    out = np.concatenate([lead_arr, values, tail_arr]).astype(values.dtype, copy=False)
+    if not _strictly_monotonic(out, ascending):
+        raise overflow
+    return out
+
+
+def _strictly_monotonic(values: np.ndarray, ascending: bool) -> bool:
+    """No NaN or inf, and strictly increasing (or decreasing); compared, not subtracted, so
+    that nothing overflows."""
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        return False
+    later, earlier = values[1:], values[:-1]
+    return bool((later > earlier).all() if ascending else (later < earlier).all())
 
 
 # --------------------------------------------------------------------------------------
@@ -482,7 +513,9 @@ def pad2(
           unique and ``.sel``, ``.interp`` and plotting keep working. A global longitude
           padded with "wrap" continues past the period (..., 359, 360, 361). Needs at
           least two strictly monotonic numbers, datetimes or timedeltas: anything else
-          (strings, a single value, unsorted labels) raises ``ValueError``.
+          (strings, a single value, unsorted labels) raises ``ValueError``, as do labels
+          the index's dtype cannot hold apart once extended (overflow, or float steps that
+          round to an equal label): the index is never left with repeated labels.
         - "drop": remove them (and their index); the dimension is left without labels.
         - "xarray": what ``xarray.Dataset.pad`` does: coordinates are padded with the mode
           for "edge", "reflect", "symmetric" and "wrap" and with NaN otherwise, and each

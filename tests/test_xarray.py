@@ -395,6 +395,29 @@ def test_index_that_cannot_be_extended_raises(labels, why):
     assert arr2.pad2(y=1).y.values.tolist() == [-1, 0, 1, 2]
 
 
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([1.0 - 2**-53, 1.0]),  # the next step rounds back onto 1.0
+        np.array([1 - 2**-24, 1.0], dtype=np.float32),
+        np.array([0.0, 1e308]),  # overflows to inf
+        np.array([2**63 - 3, 2**63 - 2], dtype=np.int64),  # beyond int64 (and uint64 below 0)
+        np.array([2**64 - 3, 2**64 - 2], dtype=np.uint64),
+        np.array([2**63 - 10, 2**63 - 5]).astype("datetime64[ns]"),  # would wrap around
+        np.array([-(2**63) + 3, -(2**63) + 5]).astype("datetime64[ns]"),  # would reach NaT
+    ],
+    ids=["float64-tie", "float32-tie", "float-inf", "int64", "uint64", "time-max", "time-min"],
+)
+def test_index_whose_extension_would_repeat_labels_raises(labels):
+    # labels that the index's dtype cannot hold apart would make it non-unique: refuse
+    arr = _line(labels)
+    with pytest.raises(
+        ValueError, match=r"cannot extend the index coordinate 'x'.*(overflow|beyond)"
+    ):
+        arr.pad2(x=2, mode="edge")
+    assert "x" not in arr.pad2(x=2, mode="edge", coords="drop").coords
+
+
 def test_multiindex_cannot_be_extended():
     ds = xr.Dataset(coords={"a": ("x", [1, 1, 2]), "b": ("x", [1, 2, 1])}).set_index(x=["a", "b"])
     with pytest.raises(ValueError, match="PandasMultiIndex"):
@@ -569,3 +592,108 @@ def test_someone_elses_pad2_still_gets_xarrays_warning(monkeypatch):
     monkeypatch.setattr(xr.Dataset, "pad2", object(), raising=False)
     with pytest.warns(xr.core.extensions.AccessorRegistrationWarning):
         daskpad.xarray._register()
+
+
+# --------------------------------------------------------------------------------------
+# Properties: random labelled arrays, every mode
+# --------------------------------------------------------------------------------------
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_INDEX_KINDS = ["none", "int", "int-desc", "uint8", "float", "float-desc", "float32", "time"]
+
+
+@st.composite
+def _labels(draw, n: int):
+    """A strictly monotonic index of ``n`` labels of a random kind (or None)."""
+    kind = draw(st.sampled_from(_INDEX_KINDS))
+    if kind == "none" or n < 2:
+        return None
+    steps = draw(st.lists(st.integers(1, 50), min_size=n - 1, max_size=n - 1))
+    start = draw(st.integers(-100, 100))
+    ints = np.cumsum([start, *steps])
+    if kind == "int":
+        return ints
+    if kind == "int-desc":
+        return ints[::-1].copy()
+    if kind == "uint8":
+        return (ints - ints[0]).astype(np.uint8) if ints[-1] - ints[0] < 256 else ints
+    if kind == "time":
+        return np.datetime64("2000-01-01", "ns") + ints.astype("timedelta64[h]")
+    floats = draw(
+        st.lists(
+            st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False),
+            min_size=n,
+            max_size=n,
+            unique=True,
+        )
+    )
+    values = np.sort(np.array(floats, dtype=np.float32 if kind == "float32" else float))
+    if len(np.unique(values)) < n:
+        return ints.astype(values.dtype)  # float32 rounding joined two labels
+    return values[::-1].copy() if kind == "float-desc" else values
+
+
+@st.composite
+def _labelled_cases(draw):
+    ndim = draw(st.integers(1, 2))
+    dims = ("x", "y")[:ndim]
+    shape = tuple(draw(st.integers(1, 6)) for _ in dims)
+    dtype = draw(st.sampled_from(["int32", "float64"]))
+    seed = draw(st.integers(0, 2**16))
+    values = np.random.default_rng(seed).integers(-50, 50, size=shape).astype(dtype)
+    coords = {}
+    for dim, n in zip(dims, shape):
+        labels = draw(_labels(n))
+        if labels is not None:
+            coords[dim] = labels
+    widths = {dim: (draw(st.integers(0, 8)), draw(st.integers(0, 8))) for dim in dims}
+    mode = draw(st.sampled_from(sorted(MODES)))
+    kwargs: dict = {}
+    if mode == "constant":
+        kwargs["constant_values"] = draw(st.integers(-5, 5))  # explicit: keeps the dtype
+    elif mode == "linear_ramp":
+        kwargs["end_values"] = draw(st.integers(-5, 5))
+    elif mode in ("reflect", "symmetric"):
+        kwargs["reflect_type"] = draw(st.sampled_from(["even", "odd"]))
+    elif mode in ("maximum", "mean", "median", "minimum"):
+        kwargs["stat_length"] = draw(st.sampled_from([None, 1, 2, 5]))
+    chunks = draw(st.sampled_from([None, 1, 2, 4]))
+    return xr.DataArray(values, dims=dims, coords=coords), widths, mode, kwargs, chunks
+
+
+def _strictly_monotonic(index) -> bool:
+    return index.is_unique and (index.is_monotonic_increasing or index.is_monotonic_decreasing)
+
+
+@given(case=_labelled_cases())
+def test_pad2_matches_numpy_and_keeps_indexes_usable(case):
+    arr, widths, mode, kwargs, chunks = case
+    obj = arr if chunks is None else arr.chunk(chunks)
+    out = obj.pad2(widths, mode=mode, **kwargs)
+    pairs = tuple(widths[d] for d in arr.dims)
+    assert out.shape == tuple(n + b + a for n, (b, a) in zip(arr.shape, pairs))
+    if chunks is not None:
+        assert isinstance(out.data, da.Array)
+    got = out.values
+    interior = tuple(slice(b, b + n) for n, (b, _) in zip(arr.shape, pairs))
+    np.testing.assert_array_equal(got[interior], arr.values)
+    if mode != "empty":
+        np_kwargs = {k: v for k, v in kwargs.items() if not (k == "stat_length" and v is None)}
+        expected = np.pad(arr.values, pairs, mode=mode, **np_kwargs)
+        assert got.dtype == expected.dtype
+        if mode == "mean" and got.dtype.kind == "f":
+            np.testing.assert_allclose(got, expected, rtol=1e-13)
+        else:
+            np.testing.assert_array_equal(got, expected)
+    for dim in arr.dims:
+        if dim not in arr.indexes:
+            assert dim not in out.indexes
+            continue
+        before, _ = widths[dim]
+        index = out.indexes[dim]
+        assert _strictly_monotonic(index), (dim, index)
+        original = arr.indexes[dim]
+        assert index.is_monotonic_increasing == original.is_monotonic_increasing
+        kept = np.asarray(index)[before : before + len(original)]
+        np.testing.assert_array_equal(kept, np.asarray(original))
