@@ -325,18 +325,16 @@ def _regrid_array(
 ) -> da.Array:
     """The blocks of ``grid`` (keys given by ``source``) laid out in ``target`` chunks.
 
-    Each output block reads directly the grid blocks it takes most of (along every axis).
-    The smaller parts that other output blocks take of a grid block are copied out of it by
-    one task (:func:`daskpad._kernels.cut_parts`), which runs as soon as the first of them
-    is needed: a grid block is then released once the output block taking most of it has
-    run, instead of waiting for every neighbour. Writing a shifted grid row by row holds
-    thin slivers of the previous row, not the row.
+    Each output block reads directly the grid blocks it takes most of (along every axis);
+    the smaller parts it needs of other blocks are first cut out and copied by their own
+    tasks (:func:`daskpad._kernels.cut_part`). A grid block is then released as soon as the
+    one output block taking most of it has run, instead of waiting for every neighbour:
+    writing a shifted grid row by row holds thin slivers of the previous row, not the row.
     """
     from dask.highlevelgraph import HighLevelGraph
 
     pieces = [_Pieces(g, t) for g, t in zip(grid, target)]
-    takers = [[p.takers(g) for g in range(len(gc))] for p, gc in zip(pieces, grid)]
-    part_name = f"{name}-parts"
+    part_name = f"{name}-part"
 
     def direct(t: tuple[int, ...], g: tuple[int, ...]) -> bool:
         return all(pieces[a].owner(gi) == ti for a, (ti, gi) in enumerate(zip(t, g)))
@@ -346,16 +344,6 @@ def _regrid_array(
 
     def one_whole_block(parts: list[list[tuple[int, tuple[int, int] | None]]]) -> bool:
         return all(len(p) == 1 and p[0][1] is None for p in parts)
-
-    def cut_from(g: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[tuple[int, int], ...]]]:
-        """The output blocks taking a part of grid block ``g`` without reading it whole,
-        each with its part, in C order (the order of :func:`k.cut_parts`'s result)."""
-        out = []
-        for combo in itertools.product(*(takers[a][gi] for a, gi in enumerate(g))):
-            t = tuple(ti for ti, _ in combo)
-            if not direct(t, g):
-                out.append((t, tuple(span for _, span in combo)))
-        return out
 
     def make(t: tuple[int, ...]) -> Any:
         parts = parts_of(t)
@@ -367,8 +355,8 @@ def _regrid_array(
             if direct(t, g):
                 keys.append(source(g))
             else:
-                keys.append((part_name, *g))
-                cut.append((n, [u for u, _ in cut_from(g)].index(t)))
+                keys.append((part_name, *t, *g))
+                cut.append(n)
         return (
             k.assemble_block,
             _nest(keys, [len(p) for p in parts]),
@@ -376,18 +364,29 @@ def _regrid_array(
             tuple(cut),
         )
 
-    def make_part(g: tuple[int, ...]) -> Any:
-        if len(g) != len(grid) or any(gi >= len(gc) for gi, gc in zip(g, grid)):
-            raise KeyError((part_name, *g))
-        spans = [span for _, span in cut_from(g)]
-        if not spans:
-            raise KeyError((part_name, *g))
-        return (k.cut_parts, source(g), tuple(spans))
+    def make_part(index: tuple[int, ...]) -> Any:
+        ndim = len(pieces)
+        t, g = index[:ndim], index[ndim:]
+        spans = []
+        for a, (ti, gi) in enumerate(zip(t, g)):
+            part = dict(pieces[a][ti]).get(gi, ...)
+            if part is ...:
+                raise KeyError((part_name, *index))
+            size = pieces[a].gb[gi + 1] - pieces[a].gb[gi]
+            spans.append((0, size) if part is None else part)
+        if direct(t, g):
+            raise KeyError((part_name, *index))
+        return (k.cut_part, source(g), tuple(spans))
 
     def part_keys() -> Iterator[tuple[int, ...]]:
-        for g in itertools.product(*(range(len(c)) for c in grid)):
-            if cut_from(g):
-                yield g
+        for t in itertools.product(*(range(len(c)) for c in target)):
+            parts = parts_of(t)
+            if one_whole_block(parts):
+                continue
+            for combo in itertools.product(*parts):
+                g = tuple(b for b, _ in combo)
+                if not direct(t, g):
+                    yield (*t, *g)
 
     layer = LazyLayer(name, [len(c) for c in target], make)
     part_layer = SparseLazyLayer(part_name, make_part, part_keys)
@@ -435,19 +434,6 @@ class _Pieces:
                 best, most = t, size
             t += 1
         return best
-
-    def takers(self, g: int) -> list[tuple[int, tuple[int, int]]]:
-        """The target chunks taking a part of grid block ``g``, each with its ``(start,
-        stop)`` in the block (an empty target chunk may take an empty part)."""
-        gb, tb = self.gb, self.tb
-        t = max(bisect.bisect_right(tb, gb[g]) - 2, 0)
-        out = []
-        while t < len(tb) - 1 and tb[t] <= gb[g + 1]:
-            for b, part in self[t]:
-                if b == g:
-                    out.append((t, (0, gb[g + 1] - gb[g]) if part is None else part))
-            t += 1
-        return out
 
     def __getitem__(self, i: int) -> list[tuple[int, tuple[int, int] | None]]:
         gb, start, stop = self.gb, self.tb[i], self.tb[i + 1]

@@ -240,21 +240,18 @@ def identity(block: Any) -> Any:
 
 
 def assemble_block(
-    blocks: Any,
-    parts: Sequence[Sequence[tuple[int, int] | None]],
-    cut: Sequence[tuple[int, int]] = (),
+    blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]], cut: Sequence[int] = ()
 ) -> Any:
     """One output block from neighbouring blocks: ``blocks`` is nested one list level per
     axis; ``parts[axis][i]`` is the ``(start, stop)`` taken from the i-th block along that
-    axis (``None``: all of it). For each ``(n, j)`` in ``cut``, the n-th block (in C order)
-    is the result of :func:`cut_parts` instead, whose j-th part is this block's."""
+    axis (``None``: all of it). The blocks numbered in ``cut`` (in C order) were cut to
+    their parts already (by :func:`cut_part`)."""
     ndim = len(parts)
     flat: list[Any] = []
     _flatten(blocks, ndim, flat)
     grid = list(itertools.product(*(range(len(p)) for p in parts)))
-    picks = dict(cut)
     pieces = [
-        b[picks[n]] if n in picks else b[tuple(_slice(parts[a][i]) for a, i in enumerate(index))]
+        b if n in cut else b[tuple(_slice(parts[a][i]) for a, i in enumerate(index))]
         for n, (b, index) in enumerate(zip(flat, grid))
     ]
     if all(type(b) is np.ndarray for b in pieces):
@@ -284,11 +281,10 @@ def _slice(part: tuple[int, int] | None) -> slice:
     return slice(None) if part is None else slice(*part)
 
 
-def cut_parts(block: Any, parts: Sequence[Sequence[tuple[int, int]]]) -> tuple[Any, ...]:
-    """Copies of ``block[part]`` for each part: the parts of a block that other output blocks
-    take, cut in one task so that the block itself can be released once the output block
-    taking most of it has read it."""
-    return tuple(block[tuple(slice(lo, hi) for lo, hi in part)].copy() for part in parts)
+def cut_part(block: Any, slices: Sequence[tuple[int, int]]) -> Any:
+    """A copy of ``block[slices]``: a part of a block that another output block takes
+    mostly, so that the block itself can be released once that one has read it."""
+    return block[tuple(slice(lo, hi) for lo, hi in slices)].copy()
 
 
 def _flatten(nested: Any, depth: int, out: list[Any]) -> None:
