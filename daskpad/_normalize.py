@@ -14,6 +14,7 @@ surface when the graph is built, never later on a worker.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -203,8 +204,10 @@ def normalize(
     pad_width: Any,
     mode: str | Callable[..., Any],
     kwargs: Mapping[str, Any],
+    itemsize: int = 1,
 ) -> PadPlan:
-    """Validate the arguments of :func:`daskpad.pad` for an array of ``shape``.
+    """Validate the arguments of :func:`daskpad.pad` for an array of ``shape`` whose items
+    take ``itemsize`` bytes.
 
     Checks run in numpy.pad's order, so that when several arguments are wrong the
     exception is the one numpy would raise first.
@@ -213,6 +216,7 @@ def normalize(
     widths = normalize_pad_width(pad_width, ndim)
 
     if callable(mode):
+        _check_padded_size(shape, widths, itemsize)
         axes = tuple(AxisPlan(k, n, b, a) for k, (n, (b, a)) in enumerate(zip(shape, widths)))
         return PadPlan(shape, None, axes, function=mode, function_kwargs=dict(kwargs))
 
@@ -235,6 +239,7 @@ def normalize(
     if "reflect_type" in spec.kwargs and reflect_type not in REFLECT_TYPES:
         # numpy silently treats any other value as "even"; a typo should not pass unnoticed.
         raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    _check_padded_size(shape, widths, itemsize)
 
     size = int(np.prod(shape, dtype=np.int64)) if ndim else 1
     values: tuple[tuple[Any, Any], ...] = ((None, None),) * ndim
@@ -266,6 +271,27 @@ def normalize(
         for k, (n, (b, a), v, s) in enumerate(zip(shape, widths, values, stat_lengths))
     )
     return PadPlan(shape, spec, axes, reflect_type=reflect_type, fill_empty=fill_empty)
+
+
+def _check_padded_size(
+    shape: tuple[int, ...], widths: tuple[tuple[int, int], ...], itemsize: int
+) -> None:
+    """numpy.pad's errors for a padded array too large for any memory (numpy allocates it
+    first; its shape arithmetic in 64-bit integers overflows or its byte size does)."""
+    biggest = np.iinfo(np.int64).max
+    new_shape = tuple(n + b + a for n, (b, a) in zip(shape, widths))
+    for axis, length in enumerate(new_shape):
+        if length > biggest:
+            raise ValueError(
+                f"negative dimensions are not allowed: padded, axis {axis} would be {length} "
+                f"long, more than a 64-bit integer holds (numpy's length overflows); pad_width "
+                f"{widths[axis]}"
+            )
+    if math.prod(new_shape) * max(itemsize, 1) > biggest:
+        raise ValueError(
+            "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+            f"possible size: the padded shape {new_shape} of {itemsize}-byte items"
+        )
 
 
 def _clip_length(length: Any, n: int) -> int:

@@ -88,7 +88,7 @@ def pad(
             f"daskpad.pad needs known chunk sizes, but this array has chunks {x.chunks}; "
             "call x.compute_chunk_sizes() first"
         )
-    plan = normalize(tuple(int(n) for n in x.shape), pad_width, mode, kwargs)
+    plan = normalize(tuple(int(n) for n in x.shape), pad_width, mode, kwargs, x.dtype.itemsize)
     check_with_numpy(plan, x.dtype, mode, kwargs)
     if plan.is_identity and chunks is None:
         return x

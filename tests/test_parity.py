@@ -189,6 +189,21 @@ def test_empty_statistic_and_dtype_error_come_in_numpys_axis_order(dtype, mode, 
     assert_pad_matches_numpy(data, 2, 1, mode, stat_length=stat_length)
 
 
+@pytest.mark.parametrize("mode", ["constant", "reflect", "mean", FUNCTIONS[0]], ids=str)
+@pytest.mark.parametrize("pad_width", [2**62, (0, 2**63 - 1), 2**59], ids=str)
+def test_padded_sizes_beyond_64_bits_raise_like_numpy(pad_width, mode):
+    # numpy allocates first: its shape overflows, or the byte size does (ValueError)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's overflow warning
+        assert_pad_matches_numpy(np.arange(10.0), 3, pad_width, mode)
+
+
+def test_a_lazy_array_too_big_for_any_memory_is_refused_when_built():
+    x = da.zeros((2**31, 2**31), chunks=2**28)  # 32 EiB: numpy.pad cannot even start
+    with pytest.raises(ValueError, match="array is too big"):
+        daskpad.pad(x, 0)
+
+
 ZERO_D_WIDTHS = [0, 3, (3,), (1, 2), ((1, 2),), {}]
 
 
