@@ -130,6 +130,41 @@ def _layer_array(
     return da.Array(graph, name, chunks, meta=meta_from_array(like._meta, ndim=like.ndim))
 
 
+def block_index(n: int) -> da.Array:
+    """``arange(n)`` in chunks of one, block ``i`` holding ``i``: tells each task of a
+    blockwise pad side which chunk it computes. A lazy layer (dask's ``arange`` makes a
+    task per chunk up front, seconds for a side of a million chunks)."""
+    if query_planning():
+        return da.arange(n, chunks=1)
+    name = f"pad-index-{tokenize(n)}"
+    layer = LazyLayer(name, [n], lambda index: np.array(index[:1], dtype=np.intp))
+    from dask.highlevelgraph import HighLevelGraph
+
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=[])  # type: ignore[arg-type]
+    return da.Array(graph, name, ((1,) * n,), meta=np.empty((0,), dtype=np.intp))
+
+
+def blocks_from_nothing(
+    prefix: str, chunks: Chunks, kernel: Callable[..., Any], meta: Any, **kwargs: Any
+) -> da.Array:
+    """An array without inputs whose block at each index is
+    ``kernel(shape=<that block's shape>, **kwargs)``, in one lazy layer (``map_blocks``
+    builds a ``block_info`` for every block up front: seconds for a million blocks)."""
+    from dask._task_spec import Task
+
+    name = f"{prefix}-{tokenize(chunks, kernel, meta, kwargs)}"
+
+    def make(index: tuple[int, ...]) -> Any:
+        shape = tuple(c[i] for c, i in zip(chunks, index))
+        return Task((name, *index), kernel, shape=shape, **kwargs)
+
+    from dask.highlevelgraph import HighLevelGraph
+
+    layer = LazyLayer(name, [len(c) for c in chunks], make)
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=[])  # type: ignore[arg-type]
+    return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
+
+
 @dataclass(frozen=True)
 class _Padded:
     """One padded axis of the grid: its before/after block arrays and block counts."""

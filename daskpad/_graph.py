@@ -28,7 +28,14 @@ from dask.array.utils import meta_from_array
 from dask.utils import parse_bytes
 
 from . import _kernels as k
-from ._assemble import Grid, merge_slivers, regrid
+from ._assemble import (
+    Grid,
+    block_index,
+    blocks_from_nothing,
+    merge_slivers,
+    query_planning,
+    regrid,
+)
 from ._modes import MODES
 from ._normalize import AxisPlan, PadPlan
 
@@ -108,10 +115,11 @@ def _blockwise_chunks(
     A tiny block-index array tells each task which chunk it computes."""
     ndim = like.ndim
     out = tuple(ndim if i == along else i for i in range(ndim))
-    args = [da.arange(len(chunks), chunks=1), (ndim,), *_contracted(ndim, along, inputs)]
+    args = [block_index(len(chunks)), (ndim,), *_contracted(ndim, along, inputs)]
     for pair in extra:
         args += list(pair)
-    bounds = tuple(int(b) for b in np.cumsum((offset, *chunks)))
+    # an array, not a tuple: dask walks tuples in kwargs looking for collections
+    bounds = np.cumsum((offset, *chunks), dtype=np.int64)
     with warnings.catch_warnings():
         # the side has more blocks than the slabs it reads: that is the point, not a problem
         warnings.simplefilter("ignore", PerformanceWarning)
@@ -166,13 +174,24 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
     empty = plan.fill_empty
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
+        value = None if empty else ap.values[side]
+        if not query_planning():
+            return blocks_from_nothing(
+                "fill_block",
+                _with_axis(x, ap.axis, chunks),
+                k.fill_block,
+                x._meta,
+                like=x._meta,
+                value=value,
+                fill=not empty,
+            )
         return da.map_blocks(
             k.fill_block,
             chunks=_with_axis(x, ap.axis, chunks),
             dtype=x.dtype,
             meta=x._meta,
             like=x._meta,
-            value=None if empty else ap.values[side],
+            value=value,
             fill=not empty,
         )
 
@@ -187,15 +206,17 @@ def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
 
     def pieces_for(start: int, stop: int) -> tuple[list[da.Array], tuple[int, ...]]:
         """Slabs of the input elements padded positions ``[start, stop)`` map to: one
-        slice per input chunk they fall in."""
-        needed = k.needed_data(program, np.arange(start, stop))
-        which = np.searchsorted(bounds, needed, side="right") - 1
-        pieces, starts = [], []
-        for c in np.unique(which):
-            idx = needed[which == c]
-            pieces.append(x.slab(ap.axis, int(idx[0]), int(idx[-1]) + 1))
-            starts.append(int(idx[0]))
-        return pieces, tuple(starts)
+        slice per input chunk they fall in, from the first to the last element needed."""
+        spans: dict[int, tuple[int, int]] = {}  # chunk -> (first, last + 1) needed in it
+        for a, b in k.needed_ranges(program, start, stop):
+            first = int(np.searchsorted(bounds, a, side="right")) - 1
+            last = int(np.searchsorted(bounds, b - 1, side="right")) - 1
+            for c in range(first, last + 1):
+                lo, hi = max(a, int(bounds[c])), min(b, int(bounds[c + 1]))
+                old = spans.get(c, (lo, hi))
+                spans[c] = (min(old[0], lo), max(old[1], hi))
+        pieces = [x.slab(ap.axis, lo, hi) for _, (lo, hi) in sorted(spans.items())]
+        return pieces, tuple(lo for _, (lo, _hi) in sorted(spans.items()))
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         pieces, starts = pieces_for(offset, offset + sum(chunks))

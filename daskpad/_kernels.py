@@ -106,26 +106,45 @@ def _locate(program: Program, pos: np.ndarray) -> np.ndarray:
     return np.searchsorted(starts, pos, side="right") - 1
 
 
-def needed_data(program: Program, pos: np.ndarray) -> np.ndarray:
-    """Sorted data indices (``0 .. n-1``) whose values the padded ``pos`` depend on."""
-    found: list[np.ndarray] = []
-    pending = [np.unique(np.asarray(pos, dtype=np.intp))]
+def needed_ranges(program: Program, start: int, stop: int) -> list[tuple[int, int]]:
+    """Sorted, disjoint ``[a, b)`` ranges of data indices (``0 .. n-1``) whose values the
+    padded positions ``[start, stop)`` depend on.
+
+    Ranges, not positions: each fill maps a range of positions onto one earlier range, so
+    the work follows the number of fills (numpy's rounds), not the width of the pad.
+    """
+    found: list[tuple[int, int]] = []
+    pending = [(start, stop)]
+    seen: set[tuple[int, int]] = set()
     seen_edges: set[int] = set()
     while pending:
-        p = pending.pop()
-        inside = (p >= program.lo) & (p < program.hi)
-        found.append(p[inside] - program.lo)
-        p = p[~inside]
-        if p.size == 0:
+        a, b = pending.pop()
+        if a >= b or (a, b) in seen:
             continue
-        which = _locate(program, p)
-        for i in np.unique(which):
-            f = program.fills[i]
-            pending.append(np.unique(f.offset + f.step * p[which == i]))
+        seen.add((a, b))
+        lo, hi = max(a, program.lo), min(b, program.hi)
+        if lo < hi:
+            found.append((lo - program.lo, hi - program.lo))
+        for f in program.fills:
+            s, e = max(a, f.start), min(b, f.stop)
+            if s >= e:
+                continue
+            if f.step == 0:
+                pending.append((f.offset, f.offset + 1))
+            elif f.step > 0:
+                pending.append((f.offset + s, f.offset + e))
+            else:
+                pending.append((f.offset - (e - 1), f.offset - s + 1))
             if program.odd and f.edge not in seen_edges:
                 seen_edges.add(f.edge)
-                pending.append(np.array([f.edge], dtype=np.intp))
-    return np.unique(np.concatenate(found)) if found else np.empty(0, np.intp)
+                pending.append((f.edge, f.edge + 1))
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(found):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
 
 
 def _concatenate(pieces: Sequence[Any], axis: int) -> Any:
@@ -149,7 +168,7 @@ def gather_block(
 
     ``pieces`` are slices of the array along ``axis`` holding the data indices
     ``piece_starts[i] ..`` (sorted, disjoint); together they hold every index
-    :func:`needed_data` lists for these positions. Runs of consecutive indices (forwards for
+    :func:`needed_ranges` lists for these positions. Runs of consecutive indices (forwards for
     wrap, backwards for a reflection) are taken as slices and a repeated index (edge) as a
     broadcast, so a block that is one run is a view of the slab; the rest is gathered.
     """
@@ -221,7 +240,8 @@ def per_chunk(
     ``bounds[i]:bounds[i + 1]``; arguments given as lists of blocks are joined along
     ``along`` first."""
     i = int(np.asarray(which).ravel()[0])
-    return kernel(*_joined(args, along), start=bounds[i], stop=bounds[i + 1], **kwargs)
+    start, stop = int(bounds[i]), int(bounds[i + 1])
+    return kernel(*_joined(args, along), start=start, stop=stop, **kwargs)
 
 
 def along_axis(*args: Any, kernel: Callable[..., Any], along: int, **kwargs: Any) -> Any:
@@ -305,9 +325,13 @@ def _first_along(parts: Sequence[Sequence[Any]], axis: int, i: int) -> int:
 # --------------------------------------------------------------------------------------
 
 
-def fill_block(*, like: Any, value: Any, fill: bool, block_info: Any = None) -> Any:
-    """A block of the chunk shape given by dask, filled with ``value`` (or left empty)."""
-    shape = block_info[None]["chunk-shape"]
+def fill_block(
+    *, like: Any, value: Any, fill: bool, shape: Any = None, block_info: Any = None
+) -> Any:
+    """A block of ``shape`` (or the chunk shape given by dask), filled with ``value`` (or
+    left empty)."""
+    if shape is None:
+        shape = block_info[None]["chunk-shape"]
     out = np.empty_like(like, shape=shape)
     if fill:
         out[...] = value  # numpy.pad assigns too: the same casting rules apply

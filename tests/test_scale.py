@@ -76,6 +76,24 @@ def test_build_at_a_million_chunks_is_lazy():
 
 
 @classic_only
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_pad_side_of_many_chunks_is_built_lazily(mode):
+    # pad chunks are no larger than the edge chunk (one element here): 10^5 per side, and
+    # no layer lists them up front (dask's arange and map_blocks' block_info would)
+    from dask.highlevelgraph import MaterializedLayer
+
+    x = da.from_array(np.arange(10.0), chunks=1)
+    y = daskpad.pad(x, 10**5, mode=mode)
+    assert y.numblocks == (2 * 10**5 + 10,)
+    listed = {
+        name: len(layer)
+        for name, layer in y.__dask_graph__().layers.items()
+        if isinstance(layer, MaterializedLayer) and isinstance(layer.mapping, dict)
+    }
+    assert all(n <= 1000 for n in listed.values()), listed
+
+
+@classic_only
 def test_whole_axis_median_reads_narrow_slabs_within_the_budget():
     data = np.random.default_rng(2).random((64, 48))
     x = da.from_array(data, chunks=(8, 12))
