@@ -581,7 +581,9 @@ def section_wide(cfg) -> list[dict]:
     ]
     with dask.config.set(scheduler="threads"):
         for mode, kwargs in cases:
-            t_np, m_np, want = timed(lambda m=mode, kw=kwargs: np.pad(a, widths, mode=m, **kw))
+            t_np, m_np, want = timed(
+                lambda m=mode, kw=kwargs: np.pad(a, widths, mode=m, **kw), cfg.repeat
+            )
             row = {
                 "mode": mode + "".join(f" {k}={v}" for k, v in kwargs.items()),
                 "out MB": want.nbytes / 1e6,
@@ -590,7 +592,7 @@ def section_wide(cfg) -> list[dict]:
             }
             for lib, fn in LIBS.items():
                 y = fn(x, widths, mode, **kwargs)
-                t, m, got = timed(y.compute)
+                t, m, got = timed(y.compute, cfg.repeat)
                 _record(row, lib, t, m, y, same(mode, got, want))
                 del got
             rows.append(row)

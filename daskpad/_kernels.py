@@ -172,21 +172,31 @@ def gather_block(
     wrap, backwards for a reflection) are taken as slices and a repeated index (edge) as a
     broadcast, so a block that is one run is a view of the slab; the rest is gathered.
     """
-    slab = _concatenate(pieces, axis)
     lows = np.asarray(piece_starts, dtype=np.intp)
-    sizes = np.asarray([p.shape[axis] for p in pieces], dtype=np.intp)
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    like = pieces[0]
     before = (slice(None),) * axis
 
+    def shaped(length: int) -> tuple[int, ...]:
+        return (*like.shape[:axis], length, *like.shape[axis + 1 :])
+
     def data(d: np.ndarray) -> Any:
+        # read from the pieces themselves (never joined: for a wide pad they hold the
+        # whole axis, and each block takes only its part)
         i = np.searchsorted(lows, d, side="right") - 1
-        index = d - lows[i] + offsets[i]
-        if index.size > 1 and type(slab) is np.ndarray and bool(np.all(index == index[0])):
-            # one element repeated (edge): a read-only broadcast view, as dask's own
-            # broadcast_to makes
-            one = slab[(*before, slice(int(index[0]), int(index[0]) + 1))]
-            return np.broadcast_to(one, (*slab.shape[:axis], index.size, *slab.shape[axis + 1 :]))
-        return slab[(*before, _as_slice(index))]
+        local = d - lows[i]
+        if d.size and bool(np.all(i == i[0])):
+            piece = pieces[int(i[0])]
+            if d.size > 1 and type(piece) is np.ndarray and bool(np.all(local == local[0])):
+                # one element repeated (edge): a read-only broadcast view, as dask's own
+                # broadcast_to makes
+                one = piece[(*before, slice(int(local[0]), int(local[0]) + 1))]
+                return np.broadcast_to(one, shaped(d.size))
+            return piece[(*before, _as_slice(local))]
+        out = np.empty_like(like, shape=shaped(d.size))
+        for p in np.unique(i):
+            at = np.flatnonzero(i == p)
+            out[(*before, _as_slice(at))] = pieces[int(p)][(*before, _as_slice(local[at]))]
+        return out
 
     def values(p: np.ndarray) -> Any:
         inside = (p >= program.lo) & (p < program.hi)
@@ -197,7 +207,7 @@ def gather_block(
         if not program.odd and outside.size == p.size and bool(np.all(which == which[0])):
             f = program.fills[which[0]]  # one fill maps every position: no copy here
             return values(f.offset + f.step * p)
-        out = np.empty_like(slab, shape=(*slab.shape[:axis], p.size, *slab.shape[axis + 1 :]))
+        out = np.empty_like(like, shape=shaped(p.size))
         if inside.any():
             out[(*before, inside)] = data(p[inside] - program.lo)
         for i in np.unique(which):
@@ -487,9 +497,13 @@ def combine_statistic(
 
 
 def repeat_block(stat: Any, *, axis: int, start: int, stop: int) -> Any:
-    """A pad block of ``stop - start`` copies of a statistic (length one along ``axis``)."""
+    """A pad block of ``stop - start`` copies of a statistic (length one along ``axis``);
+    for numpy, a read-only broadcast view, as dask's own ``broadcast_to`` makes (whoever
+    uses the block copies it anyway)."""
     shape = list(stat.shape)
     shape[axis] = stop - start
+    if type(stat) is np.ndarray:
+        return np.broadcast_to(stat, tuple(shape))
     out = np.empty_like(stat, shape=tuple(shape))
     out[...] = stat
     return out
