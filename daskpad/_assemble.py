@@ -116,8 +116,10 @@ def _layer_array(
     chunks: Chunks,
     make: Callable[[tuple[int, ...]], Any],
     dependencies: Sequence[da.Array],
-    like: da.Array,
+    meta: Any,
 ) -> da.Array:
+    """An array named ``prefix-token`` whose blocks are the tasks ``make(index)``, made on
+    demand (:class:`LazyLayer`); ``meta`` is its chunk type."""
     from dask.highlevelgraph import HighLevelGraph
 
     name = f"{prefix}-{token}"
@@ -127,7 +129,7 @@ def _layer_array(
         layer,  # type: ignore[arg-type]  # a Mapping of keys to tasks, built on demand
         dependencies=list(dependencies),  # type: ignore[arg-type]
     )
-    return da.Array(graph, name, chunks, meta=meta_from_array(like._meta, ndim=like.ndim))
+    return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
 
 
 def block_index(n: int) -> da.Array:
@@ -136,12 +138,15 @@ def block_index(n: int) -> da.Array:
     task per chunk up front, seconds for a side of a million chunks)."""
     if query_planning():
         return da.arange(n, chunks=1)
-    name = f"pad-index-{tokenize(n)}"
-    layer = LazyLayer(name, [n], lambda index: np.array(index[:1], dtype=np.intp))
-    from dask.highlevelgraph import HighLevelGraph
-
-    graph = HighLevelGraph.from_collections(name, layer, dependencies=[])  # type: ignore[arg-type]
-    return da.Array(graph, name, ((1,) * n,), meta=np.empty((0,), dtype=np.intp))
+    meta = np.empty((0,), dtype=np.intp)
+    return _layer_array(
+        "pad-index",
+        tokenize(n),
+        ((1,) * n,),
+        lambda index: np.array(index[:1], dtype=np.intp),
+        [],
+        meta,
+    )
 
 
 def blocks_from_nothing(
@@ -152,17 +157,13 @@ def blocks_from_nothing(
     builds a ``block_info`` for every block up front: seconds for a million blocks)."""
     from dask._task_spec import Task
 
-    name = f"{prefix}-{tokenize(chunks, kernel, meta, kwargs)}"
+    token = tokenize(chunks, kernel, meta, kwargs)
 
     def make(index: tuple[int, ...]) -> Any:
         shape = tuple(c[i] for c, i in zip(chunks, index))
-        return Task((name, *index), kernel, shape=shape, **kwargs)
+        return Task((f"{prefix}-{token}", *index), kernel, shape=shape, **kwargs)
 
-    from dask.highlevelgraph import HighLevelGraph
-
-    layer = LazyLayer(name, [len(c) for c in chunks], make)
-    graph = HighLevelGraph.from_collections(name, layer, dependencies=[])  # type: ignore[arg-type]
-    return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
+    return _layer_array(prefix, token, chunks, make, [], meta)
 
 
 @dataclass(frozen=True)
@@ -253,7 +254,7 @@ class Grid:
 
         token = tokenize(self.x.name, [r.name for r in results.values()], axis, start, stop)
         some = next(iter(results.values()))
-        return _layer_array("pad-stat", token, chunks, make, list(results.values()), some)
+        return _layer_array("pad-stat", token, chunks, make, list(results.values()), some._meta)
 
     # -- growing the grid --------------------------------------------------------------
 
@@ -306,7 +307,7 @@ class Grid:
             return self._source(padded, grid_index)
 
         token = tokenize(self.x.name, [_names(p) for p in padded], axis, first, last)
-        return _layer_array("pad-slab", token, chunks, make, self._dependencies(), self.x)
+        return _layer_array("pad-slab", token, chunks, make, self._dependencies(), self.meta)
 
     # -- the result ----------------------------------------------------------------------
 
@@ -325,7 +326,7 @@ class Grid:
                 grid_chunks,
                 lambda index: self._source(padded, index),
                 self._dependencies(),
-                self.x,
+                self.meta,
             )
         return _regrid_array(
             f"pad-{token}",
