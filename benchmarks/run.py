@@ -62,6 +62,7 @@ import tempfile
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -600,6 +601,82 @@ def section_wide(cfg) -> list[dict]:
     return rows
 
 
+class CountedSource:
+    """A float32 array generated block by block whose blocks are counted while alive
+    (weakref finalizers): ``peak`` is the most input blocks held at once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.alive = 0
+        self.peak = 0
+
+    def array(self, n: int, chunk: int) -> da.Array:
+        chunks = ((chunk,) * n,) * 2
+        return da.map_blocks(self._block, chunks=chunks, dtype=np.float32, meta=np.empty(()))
+
+    def reset(self) -> None:
+        gc.collect()
+        self.peak = self.alive
+
+    def _block(self, block_info=None) -> np.ndarray:
+        block = np.ones(block_info[None]["chunk-shape"], dtype=np.float32)
+        with self.lock:
+            self.alive += 1
+            self.peak = max(self.peak, self.alive)
+        weakref.finalize(block, self._release)
+        return block
+
+    def _release(self) -> None:
+        with self.lock:
+            self.alive -= 1
+
+
+def section_storemem(cfg) -> list[dict]:
+    """Input blocks held while a padded n x n-block array is stored to zarr with regular
+    chunks, for growing n: what a store of a far bigger grid would hold."""
+    sides = (4, 8) if cfg.quick else (8, 16, 32)
+    chunk, w = (64, 4) if cfg.quick else (256, 16)
+    modes = ["(no pad)", "constant", "reflect", "wrap", "linear_ramp", "mean"]
+    tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+    rows = []
+    try:
+        with dask.config.set(scheduler="threads"):
+            for n in sides:
+                for mode in modes:
+                    row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": mode}
+                    for lib, fn in LIBS.items():
+                        if verdict(lib, mode) == "unsupported" or (
+                            mode == "(no pad)" and lib != "daskpad"
+                        ):
+                            continue
+                        source = CountedSource()
+                        x = source.array(n, chunk)
+                        if mode == "(no pad)":
+                            y = x
+                        elif lib == "daskpad":
+                            y = daskpad.pad(x, w, mode, chunks="regular")
+                        else:  # dask.array.pad, then a rechunk to the same chunks
+                            y = fn(x, w, mode)
+                            y = y.rechunk(regular_chunks(x.chunks, y.shape))
+                        where = str(tmp / f"{lib}.zarr")
+
+                        def run(y=y, where=where, source=source):
+                            source.reset()
+                            _store(y, where, y.chunks)
+
+                        t, m, _ = timed(run)
+                        row[f"{lib} s"] = t
+                        row[f"{lib} MB"] = m
+                        row[f"{lib} held blocks"] = source.peak
+                        if mode != "(no pad)" and verdict(lib, mode) == "wrong":
+                            row[f"{lib} s"] = "wrong"
+                    rows.append(row)
+                    _progress(cfg, "storemem", row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
 def section_big(cfg) -> list[dict]:
     gb = 0.03 if cfg.quick else cfg.big_gb
     side = int(math.sqrt(gb * 1e9 / 4))
@@ -627,6 +704,7 @@ SECTIONS = {
     "cluster": section_cluster,
     "callable": section_callable,
     "wide": section_wide,
+    "storemem": section_storemem,
     "big": section_big,
 }
 
@@ -722,6 +800,7 @@ TITLES = {
     "cluster": "Pipelines on a 2-worker LocalCluster (ratio = time / unpadded)",
     "callable": "mode=<function>, padded and reduced (peak MB = extra resident memory)",
     "wide": "Pads wider than the axis (ratio = time / numpy.pad)",
+    "storemem": "Storing to zarr with regular chunks: input blocks held at once vs grid size",
     "big": "Bigger than memory: pad + reduce, daskpad only (peak MB = extra resident memory)",
 }
 
