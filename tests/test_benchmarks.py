@@ -48,6 +48,7 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
         "cluster",
         "callable",
         "wide",
+        "storemem",
         "big",
     }
     for name, rows in sections.items():
@@ -69,5 +70,8 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
             assert row["dask.array.pad call s"] == "unsupported", row
         else:
             assert row["daskpad tasks"] == row["daskpad tasks raw"] - row["input tasks"], row
+    # storemem: held input blocks are counted for each grid, library and mode
+    for row in sections["storemem"]:
+        assert row["daskpad held blocks"] >= 1, row
     table = out.read_text()
     assert "| pipeline | mode |" in table and "wrong" in table
