@@ -335,7 +335,6 @@ class Grid:
             lambda index: self._source(padded, index),
             self._dependencies(),
             self.x,
-            ordered=True,
         )
 
 
@@ -359,34 +358,19 @@ def _regrid_array(
     source: Callable[[tuple[int, ...]], Any],
     dependencies: Sequence[da.Array],
     like: da.Array,
-    ordered: bool = False,
 ) -> da.Array:
     """The blocks of ``grid`` (keys given by ``source``) laid out in ``target`` chunks.
 
     Each output block reads directly the grid blocks it takes most of (along every axis);
     the smaller parts it needs of other blocks are first cut out and copied by their own
-    tasks (:func:`daskpad._kernels.cut_part`).
-
-    ``ordered``: the graph also tells dask's schedulers the order that keeps memory
-    bounded when the blocks are consumed one by one (stored). A grid shifted by a pad is
-    cheap to build in one direction only: an output block needs the tail of the grid
-    block before it, so going from the last rows to the first, as ``dask.order`` does by
-    itself here, holds whole rows of input blocks, each waiting for the row before (three
-    rows of a 128 x 128-block grid of 64 MB chunks is 24 GB). Two hints, which carry no
-    data (:func:`daskpad._kernels.first` drops them):
-
-    - the output block reading a grid block directly also waits for the parts cut from it
-      for other output blocks, so the grid block is released once that output has run;
-    - the outputs of each row wait for an empty task with fewer dependencies below it than
-      the previous row's (:class:`_Ranks`); ``dask.order`` starts with the outputs that
-      have the most, so rows are done first to last.
+    tasks (:func:`daskpad._kernels.cut_part`). A grid block is then released as soon as the
+    one output block taking most of it has run, instead of waiting for every neighbour:
+    writing a shifted grid row by row holds thin slivers of the previous row, not the row.
     """
     from dask.highlevelgraph import HighLevelGraph
 
     pieces = [_Pieces(g, t) for g, t in zip(grid, target)]
     part_name = f"{name}-part"
-    order_name = f"{name}-order"
-    ranks = _Ranks(tuple(len(c) for c in target)) if ordered else None
 
     def direct(t: tuple[int, ...], g: tuple[int, ...]) -> bool:
         return all(pieces[a].owner(gi) == ti for a, (ti, gi) in enumerate(zip(t, g)))
@@ -401,30 +385,20 @@ def _regrid_array(
         parts = parts_of(t)
         if one_whole_block(parts):
             return source(tuple(p[0][0] for p in parts))
-        keys, cut, after = [], [], []
+        keys, cut = [], []
         for n, combo in enumerate(itertools.product(*parts)):
             g = tuple(b for b, _ in combo)
             if direct(t, g):
                 keys.append(source(g))
-                if ordered:
-                    after += cuts_for_others(t, g)
             else:
                 keys.append((part_name, *t, *g))
                 cut.append(n)
-        task = (
+        return (
             k.assemble_block,
             _nest(keys, [len(p) for p in parts]),
             tuple(tuple(s for _, s in p) for p in parts),
             tuple(cut),
         )
-        if ranks is not None and ranks.count > 1:
-            after.append((order_name, ranks.of(t)))
-        return (k.first, task, *after) if after else task
-
-    def cuts_for_others(t: tuple[int, ...], g: tuple[int, ...]) -> list[Any]:
-        """The parts other output blocks take of grid block ``g``, which ``t`` reads."""
-        takers = [pieces[a].takers(gi) for a, gi in enumerate(g)]
-        return [(part_name, *other, *g) for other in itertools.product(*takers) if other != t]
 
     def make_part(index: tuple[int, ...]) -> Any:
         ndim = len(pieces)
@@ -454,61 +428,11 @@ def _regrid_array(
     part_layer = SparseLazyLayer(part_name, make_part, part_keys)
     deps = HighLevelGraph.merge(*(d.__dask_graph__() for d in dependencies))
     below = {n for d in dependencies for n in d.__dask_layers__()}
-    layers: dict[str, Any] = {**deps.layers, part_name: part_layer, name: layer}
-    depends: dict[str, Any] = {**deps.dependencies, part_name: below, name: below | {part_name}}
-    if ranks is not None and ranks.count > 1:
-        layers[order_name] = ranks.chain(order_name)
-        depends[order_name] = set()
-        depends[name] = depends[name] | {order_name}
-    graph = HighLevelGraph(layers, depends)
+    graph = HighLevelGraph(
+        {**deps.layers, part_name: part_layer, name: layer},  # type: ignore[dict-item]
+        {**deps.dependencies, part_name: below, name: below | {part_name}},
+    )
     return da.Array(graph, name, target, meta=meta_from_array(like._meta, ndim=like.ndim))
-
-
-class _Ranks:
-    """Output blocks numbered row by row (C order over every axis but the last, where the
-    direction does not matter); at most :data:`MAX_RANKS` numbers, bands of rows sharing
-    one on bigger grids.
-
-    Rank ``r`` waits for an empty task ``(name, r)`` below which ``dask.order`` counts
-    about ``UNIT * (count - r)`` dependencies: it depends on the powers of two of
-    ``count - r``, tasks ``P_k`` doubling at each step (each depends on ``P_{k-1}`` and a
-    twin of it) from ``P_0``, which depends on ``UNIT`` data nodes. The chain is only a
-    dozen steps deep: the first outputs wait for it, so a long chain would let a scheduler
-    with many threads compute input blocks far ahead meanwhile. Data nodes cost nothing
-    to run (``dask.local`` takes them as computed), and each has one dependent, since
-    ``dask.order`` ignores data shared by several tasks.
-    """
-
-    MAX_RANKS = 1024
-    UNIT = 64  # more than the spread of dependency counts between outputs of one rank
-
-    def __init__(self, numblocks: tuple[int, ...]):
-        self.rows = numblocks[:-1]
-        self.nrows = int(np.prod(self.rows, dtype=np.int64)) if self.rows else 1
-        self.count = min(self.nrows, self.MAX_RANKS)
-
-    def of(self, t: tuple[int, ...]) -> int:
-        row = int(np.ravel_multi_index(t[:-1], self.rows)) if self.rows else 0
-        return row * self.count // self.nrows
-
-    def chain(self, name: str) -> dict[Any, Any]:
-        power, twin, unit = f"{name}-power", f"{name}-twin", f"{name}-unit"
-        layer: dict[Any, Any] = {}
-        for which, key in enumerate(((power, 0), (twin, 0))):
-            units = [(unit, which, u) for u in range(self.UNIT)]
-            layer.update(dict.fromkeys(units))
-            layer[key] = (k.first, None, *units)
-        for p in range(1, self.count.bit_length()):
-            for key in ((power, p), (twin, p)):
-                layer[key] = (k.first, None, (power, p - 1), (twin, p - 1))
-        for r in range(self.count):
-            bits = self.count - r
-            layer[(name, r)] = (
-                k.first,
-                None,
-                *((power, p) for p in range(bits.bit_length()) if bits >> p & 1),
-            )
-        return layer
 
 
 def _nest(flat: list[Any], shape: list[int]) -> Any:
@@ -546,16 +470,6 @@ class _Pieces:
                 best, most = t, size
             t += 1
         return best
-
-    def takers(self, g: int) -> list[int]:
-        """The target chunks taking some of grid block ``g``."""
-        t = max(bisect.bisect_right(self.tb, self.gb[g]) - 2, 0)
-        out = []
-        while t < len(self.tb) - 1 and self.tb[t] <= self.gb[g + 1]:
-            if any(b == g for b, _ in self[t]):
-                out.append(t)
-            t += 1
-        return out
 
     def __getitem__(self, i: int) -> list[tuple[int, tuple[int, int] | None]]:
         gb, start, stop = self.gb, self.tb[i], self.tb[i + 1]

@@ -269,11 +269,6 @@ def identity(block: Any) -> Any:
     return block
 
 
-def first(value: Any, *after: Any) -> Any:
-    """``value``; the other arguments are only there to be computed before it."""
-    return value
-
-
 def assemble_block(
     blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]], cut: Sequence[int] = ()
 ) -> Any:

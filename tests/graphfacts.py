@@ -3,14 +3,10 @@ tasks compute something and how many are mere key-to-key aliases."""
 
 from __future__ import annotations
 
-import gc
-import threading
-import weakref
 from collections.abc import Hashable
 from typing import Any
 
 import dask.array as da
-import numpy as np
 from dask.core import get_dependencies
 
 
@@ -68,45 +64,3 @@ def _flat_keys(y: da.Array) -> list[tuple[Any, ...]]:
 
     walk(keys)
     return out
-
-
-class CountedBlocks:
-    """A dask array generated block by block from nothing, whose blocks are counted while
-    alive (a view of a block keeps it alive, and counts). ``peak`` is the most alive at
-    once since the last :meth:`reset`: the input blocks a computation held in memory."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.alive = 0
-        self.peak = 0
-
-    def array(self, blocks: tuple[int, ...], chunk: int) -> da.Array:
-        chunks = tuple((chunk,) * n for n in blocks)
-        return da.map_blocks(self._block, chunks=chunks, dtype=np.float64, meta=np.empty(()))
-
-    def reset(self) -> None:
-        gc.collect()
-        self.peak = self.alive
-
-    def _block(self, block_info: Any = None) -> np.ndarray:
-        block = np.ones(block_info[None]["chunk-shape"])
-        with self._lock:
-            self.alive += 1
-            self.peak = max(self.peak, self.alive)
-        weakref.finalize(block, self._release)
-        return block
-
-    def _release(self) -> None:
-        with self._lock:
-            self.alive -= 1
-
-
-class Discard:
-    """A store target that drops what it is given (``dask.array.store`` into it runs the
-    pipeline of a store without its cost)."""
-
-    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
-        self.shape, self.dtype, self.ndim = shape, np.dtype(dtype), len(shape)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        pass

@@ -6,7 +6,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import CountedBlocks, Discard, added_tasks, graph_of, input_blocks_read, is_alias
+from graphfacts import added_tasks, graph_of, input_blocks_read, is_alias
 
 import daskpad
 from daskpad._assemble import query_planning
@@ -185,51 +185,6 @@ def test_each_block_is_read_whole_by_one_output_block_only(policy):
                 readers[dep] = readers.get(dep, 0) + 1
     assert readers and all(n == 1 for n in readers.values()), readers
     np.testing.assert_array_equal(y.compute(), np.pad(data, 2, mode="reflect"))
-
-
-def _held_when_storing(n: int, mode: str, policy: str, scheduler: str, **kwargs) -> int:
-    """The most input blocks held at once while the padded ``n`` x ``n``-block array is
-    stored (to a target that drops the data) by the local ``scheduler``."""
-    source = CountedBlocks()
-    y = daskpad.pad(source.array((n, n), 8), 2, mode=mode, chunks=policy, **kwargs)
-    source.reset()
-    workers = {"sync": 1, "threads": 4}[scheduler]
-    with dask.config.set(scheduler=scheduler, num_workers=workers):
-        da.store(y, Discard(y.shape, y.dtype), lock=False)
-    return source.peak
-
-
-@classic_only
-@pytest.mark.parametrize("scheduler", ["sync", "threads"])
-@pytest.mark.parametrize(
-    "mode, kwargs",
-    [
-        ("constant", {}),
-        ("edge", {}),
-        ("reflect", {}),
-        ("reflect", {"reflect_type": "odd"}),
-        ("symmetric", {}),
-        ("maximum", {"stat_length": 3}),
-        ("mean", {"stat_length": 3}),
-    ],
-)
-def test_storing_regular_chunks_holds_a_few_input_blocks_however_many(scheduler, mode, kwargs):
-    # a regular grid is shifted by the pad: each output block needs the tail of the input
-    # block before it. In dask's own order (from the last rows to the first) every input
-    # block of a row waited for the row before: about three rows were held (54 blocks of
-    # 18 x 18); the graph's ordering hints make it a few, however many blocks there are.
-    small, large = (_held_when_storing(n, mode, "regular", scheduler, **kwargs) for n in (6, 18))
-    assert large <= 8 and large <= small + 2, (small, large)
-
-
-@classic_only
-@pytest.mark.parametrize("scheduler", ["sync", "threads"])
-@pytest.mark.parametrize("mode, rows", [("wrap", 1), ("linear_ramp", 2)])
-def test_storing_holds_a_row_or_two_where_the_pads_read_one(scheduler, mode, rows):
-    # wrap: the first rows' pads are the last row's blocks; linear_ramp: every pad block of
-    # a side waits for one flag computed from the whole edge row (and column)
-    n = 18
-    assert _held_when_storing(n, mode, "regular", scheduler) <= rows * n + 8
 
 
 def test_unknown_policy_is_refused():
