@@ -37,6 +37,9 @@ cluster      the same on a 2-worker LocalCluster (process workers), by default o
              12288 x 12288 (0.6 GB, 2048 x 2048 chunks), pad 64 (``--cluster-*``).
 callable     mode=<function> on a ~1 GB array: time and peak memory.
 wide         pads wider than the axis.
+storemem     input blocks held at once (counted with weakref finalizers) while an n x n-block
+             float32 array is padded and stored to zarr with regular chunks, n = 8, 16, 32
+             (256 x 256 chunks, pad 16, local threads); dask.array.pad's result rechunked.
 big          a lazily generated array larger than this machine's memory, padded in every
              mode and reduced, with peak resident memory.
 
