@@ -615,7 +615,8 @@ class CountedSource:
 
     def array(self, n: int, chunk: int) -> da.Array:
         chunks = ((chunk,) * n,) * 2
-        return da.map_blocks(self._block, chunks=chunks, dtype=np.float32, meta=np.empty(()))
+        meta = np.empty((0, 0), dtype=np.float32)
+        return da.map_blocks(self._block, chunks=chunks, dtype=np.float32, meta=meta)
 
     def reset(self) -> None:
         gc.collect()
@@ -658,14 +659,14 @@ def section_storemem(cfg) -> list[dict]:
                             y = x
                         elif lib == "daskpad":
                             y = daskpad.pad(x, w, mode, chunks="regular")
-                        else:  # dask.array.pad, then a rechunk to the same chunks
+                        else:  # _store rechunks dask.array.pad's result to these chunks
                             y = fn(x, w, mode)
-                            y = y.rechunk(regular_chunks(x.chunks, y.shape))
+                        target = regular_chunks(x.chunks, y.shape)
                         where = str(tmp / f"{lib}.zarr")
 
-                        def run(y=y, where=where, source=source):
+                        def run(y=y, where=where, target=target, source=source):
                             source.reset()
-                            _store(y, where, y.chunks)
+                            _store(y, where, target)
 
                         t, m, _ = timed(run)
                         row[f"{lib} s"] = t
