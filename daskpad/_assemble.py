@@ -89,6 +89,12 @@ class SparseLazyLayer(Mapping[Hashable, Any]):
         self.name = name
         self.make = make
         self.keys_ = keys
+        self._listed: tuple[Hashable, ...] | None = None  # the keys, once asked for
+
+    def _keys(self) -> tuple[Hashable, ...]:
+        if self._listed is None:
+            self._listed = tuple((self.name, *index) for index in self.keys_())
+        return self._listed
 
     def __getitem__(self, key: Hashable) -> Any:
         if not (
@@ -100,11 +106,10 @@ class SparseLazyLayer(Mapping[Hashable, Any]):
         return self.make(tuple(int(i) for i in key[1:]))
 
     def __iter__(self) -> Iterator[Hashable]:
-        for index in self.keys_():
-            yield (self.name, *index)
+        return iter(self._keys())
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.keys_())
+        return len(self._keys())
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (dict, (dict(self),))
@@ -456,10 +461,20 @@ class _Pieces:
         self.gb = np.cumsum((0, *grid), dtype=np.int64).tolist()
         self.tb = np.cumsum((0, *target), dtype=np.int64).tolist()
         self.nblocks = len(grid)
+        # answers already worked out: a graph asks the same ones for every block it meets
+        self._owners: dict[int, int] = {}
+        self._parts: dict[int, list[tuple[int, tuple[int, int] | None]]] = {}
 
     def owner(self, g: int) -> int:
         """The target chunk taking the largest part of grid block ``g`` (the first of
         equals)."""
+        try:
+            return self._owners[g]
+        except KeyError:
+            self._owners[g] = found = self._owner(g)
+            return found
+
+    def _owner(self, g: int) -> int:
         gb, tb = self.gb, self.tb
         lo, hi = gb[g], gb[g + 1]
         t = min(max(bisect.bisect_right(tb, lo) - 1, 0), len(tb) - 2)
@@ -472,6 +487,13 @@ class _Pieces:
         return best
 
     def __getitem__(self, i: int) -> list[tuple[int, tuple[int, int] | None]]:
+        try:
+            return self._parts[i]
+        except KeyError:
+            self._parts[i] = found = self._pieces(i)
+            return found
+
+    def _pieces(self, i: int) -> list[tuple[int, tuple[int, int] | None]]:
         gb, start, stop = self.gb, self.tb[i], self.tb[i + 1]
         b = bisect.bisect_right(gb, start) - 1
         parts: list[tuple[int, tuple[int, int] | None]] = []
