@@ -35,6 +35,7 @@ from ._cli_io import (
     leftovers,
     open_source,
     parse_chunks,
+    parse_memory,
     parse_value,
     parse_widths,
     prepare_for_zarr,
@@ -45,6 +46,8 @@ from ._cli_io import (
     zarr_format_of,
 )
 from ._modes import MODES
+from ._tiles import Plan, default_memory, write_tiled
+from ._tiles import plan as plan_tiles
 
 # --option -> the keyword argument of numpy.pad / pad2 it sets.
 _MODE_OPTIONS = {
@@ -132,15 +135,29 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     if not args.width:
         raise CliError("daskpad pad needs at least one --width DIM=WIDTH (see --help)")
     dst = Path(args.dst)
+    memory = parse_memory(args.memory) if args.memory is not None else default_memory()
     src, kind, ds, padded = _open_and_pad(
         args, check=lambda: check_destination(Path(args.src), dst, args.overwrite)
     )
+    whole_axes = MODES[args.mode].stat is not None and args.stat_length is None
+    tiling = plan_tiles(padded, parse_widths(args.width), memory, whole_axes)
+    how = (
+        ""
+        if tiling.whole
+        else f" in {tiling.ntiles} tiles, each reading at most {fmt_bytes(memory)} of input "
+        "(--memory; the input blocks at tile edges are read twice)"
+    )
+    if tiling.why_whole and args.memory is not None:
+        print(f"daskpad: note: --memory not applied, {tiling.why_whole}", file=sys.stderr)
     if args.dry_run:
         rc = _info(args)
         print(
-            f"would write {dst} (zarr v{_zarr_format(args, src, kind)}); --dry-run wrote nothing"
+            f"would write {dst} (zarr v{_zarr_format(args, src, kind)}){how}; "
+            "--dry-run wrote nothing"
         )
         return rc
+    if how:
+        print(f"writing {dst}{how}")
     bad = irregular_variables(padded)
     if bad:
         raise CliError(
@@ -159,7 +176,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     start = time.perf_counter()
     try:
         show = args.progress if progress is None else progress
-        _write(out, dst, args.overwrite, fmt, client, show)
+        _write(out, dst, args.overwrite, fmt, client, show, tiling)
     finally:
         if client is not None:
             client.close()
@@ -175,13 +192,21 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     return 0
 
 
-def _write(ds: Any, dst: Path, overwrite: bool, fmt: int, client: Any, progress: bool) -> None:
-    """Write ``ds`` to a temporary sibling of DST, then move it into place; on any failure
-    or interruption the temporary store is removed and DST is left as it was."""
+def _write(
+    ds: Any, dst: Path, overwrite: bool, fmt: int, client: Any, progress: bool, tiling: Plan
+) -> None:
+    """Write ``ds`` to a temporary sibling of DST (in one computation, or tile by tile when
+    ``tiling`` says so), then move it into place; on any failure or interruption the
+    temporary store is removed and DST is left as it was."""
     tmp = temporary_sibling(dst, "tmp")
     try:
-        delayed = ds.to_zarr(tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=fmt == 2)
-        compute_with_progress(delayed, client, progress)
+        if tiling.whole:
+            delayed = ds.to_zarr(
+                tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=fmt == 2
+            )
+            compute_with_progress(delayed, client, progress)
+        else:
+            write_tiled(ds, tmp, tiling, fmt, client, progress)
         commit(tmp, dst, overwrite)
     except Exception as e:
         remove_quietly(tmp)
@@ -364,6 +389,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     out.add_argument(
         "--no-progress", dest="progress", action="store_false", help="no progress bar"
+    )
+    out.add_argument(
+        "--memory",
+        metavar="SIZE",
+        help="input data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of "
+        "this machine's memory if less): a bigger dataset is written tile by tile, reading "
+        "the input blocks at tile edges twice",
     )
     where = out.add_mutually_exclusive_group()
     where.add_argument(

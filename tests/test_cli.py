@@ -254,6 +254,58 @@ def test_even_chunks_leave_no_thin_last_chunk(tmp_path, sources):
     )
 
 
+# --------------------------------------------------------------------------------------
+# Bounded memory: --memory writes tile by tile
+# --------------------------------------------------------------------------------------
+# t's blocks are 2 x 3 x 4 float64 (192 bytes): a tile reads at most 5 of them (with the
+# neighbours along the padded lat and lon), so the 4 x 8 x 10 variable takes many tiles.
+TILED = ["--memory", "1000"]
+
+
+@WRITES
+@pytest.mark.parametrize("mode", ["reflect", "linear_ramp", "minimum", "wrap"])
+def test_tiled_write_equals_the_whole_write(mode, mode_runs, sources, tmp_path):
+    fmt, whole, _ = mode_runs[mode]
+    options, kwargs = MODE_OPTIONS[mode]
+    dst = tmp_path / "tiled.zarr"
+    run = daskpad("pad", sources[fmt], dst, *WIDTH_ARGS, "--mode", mode, *options, *TILED)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(f"writing {dst} in ") and "tiles, each reading at most" in lines[0]
+    ntiles = int(lines[0].split(" in ")[1].split()[0])
+    assert ntiles > 10
+    assert f"100% Completed | tile {ntiles} of {ntiles}" in run.stdout
+    for name, dims in (("t", ("time", "lat", "lon")), ("n", ("lat", "lon"))):
+        expected = np.pad(stored(sources[fmt], name), [WIDTHS[d] for d in dims], mode, **kwargs)
+        np.testing.assert_array_equal(stored(dst, name), expected)
+    # the same store as the one written in one piece, metadata and all
+    assert digest(dst) == digest(whole)
+    if fmt == 2:
+        zarr.open_consolidated(dst, mode="r")  # consolidated after the last tile
+
+
+@WRITES
+def test_tiled_write_that_fails_leaves_nothing(tmp_path, sources):
+    dst = tmp_path / "dst.zarr"
+    run = daskpad("pad", sources[3], dst, "--width", "lat=1", *TILED, env=_hook("fail"))
+    assert run.returncode == 1
+    assert "writing DST failed, DST left as it was" in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_memory_in_dry_run_and_where_it_does_not_apply(tmp_path, sources):
+    dst = tmp_path / "never.zarr"
+    run = daskpad("pad", sources[3], dst, *WIDTH_ARGS, *TILED, "--dry-run")
+    assert run.returncode == 0, run.stderr
+    assert "tiles, each reading at most 1.0 kB of input (--memory" in run.stdout
+    # a statistic of the whole axis reads every block along it: written in one piece
+    run = daskpad("pad", sources[3], dst, *WIDTH_ARGS, "--mode", "mean", *TILED, "--dry-run")
+    assert run.returncode == 0, run.stderr
+    assert "tiles" not in run.stdout
+    assert "--memory not applied, a statistic of the whole axis" in run.stderr
+    assert not dst.exists()
+
+
 def test_info_and_dry_run_compute_nothing(tmp_path, sources):
     info = daskpad("info", sources[3])
     assert info.returncode == 0, info.stderr
@@ -351,6 +403,10 @@ def _refusals(src: Path, tmp: Path) -> dict[str, tuple[list, str]]:
         "bad chunks": (
             ["pad", src, tmp / "n.zarr", "--width", "time=1", "--chunks", "lat=0"],
             "--chunks 'lat=0' is malformed",
+        ),
+        "bad memory": (
+            ["pad", src, tmp / "o.zarr", "--width", "lat=1", "--memory", "lots"],
+            "--memory expects a size such as 2GB or 512MiB, got 'lots'",
         ),
     }
 
@@ -533,16 +589,20 @@ def test_scheduler(tmp_path, sources):
         host="127.0.0.1",
         dashboard_address=None,
     ) as cluster:
-        dst = tmp_path / "out.zarr"
         address = cluster.scheduler_address
-        run = daskpad(
-            "pad", sources[3], dst, "--width", "lon=2", "--mode", "wrap", "--scheduler", address
-        )
-        assert run.returncode == 0, run.stderr
+        argv = ["--width", "lon=2", "--mode", "wrap", "--scheduler", address]
+        runs = {
+            tiles: daskpad("pad", sources[3], tmp_path / f"{tiles}.zarr", *argv, *extra)
+            for tiles, extra in (("whole", []), ("tiled", TILED))
+        }
+        for run in runs.values():
+            assert run.returncode == 0, run.stderr
         assert cluster.scheduler.task_prefixes  # the work ran on the cluster
-    assert "100% Completed" in run.stdout  # distributed's progress bar
+    assert "100% Completed" in runs["whole"].stdout  # distributed's progress bar
+    assert "100% Completed | tile " in runs["tiled"].stdout  # one bar over the tiles
     expected = np.pad(stored(sources[3], "t"), ((0, 0), (0, 0), (2, 2)), mode="wrap")
-    np.testing.assert_array_equal(stored(dst, "t"), expected)
+    for tiles in runs:
+        np.testing.assert_array_equal(stored(tmp_path / f"{tiles}.zarr", "t"), expected)
 
 
 def test_unreachable_scheduler(tmp_path, sources):

@@ -1,0 +1,273 @@
+"""Writing a padded dataset to zarr tile by tile, so that the memory it holds stays bounded.
+
+An output grid shifted by a pad (``chunks="regular"`` or ``"even"``) is assembled from the
+tail of one input block and the head of the next. Written in one computation, dask's
+ordering lets input blocks wait for neighbours it takes much later; the threaded scheduler
+then holds some rows of input blocks at once, so memory grows with the grid's side (see the
+README, "Storing a bigger grid"). Here the command writes the dask-backed variables one tile
+of output blocks at a time, each tile its own computation of a zarr region: whatever dask's
+order inside a tile, it holds at most the input blocks the tile reads. Along a padded
+dimension a tile also reads the input block before (or after) it, so the input blocks at
+tile edges are read twice; tiles are made as large as the memory budget allows.
+
+Nothing here pads; :mod:`daskpad.cli` calls :func:`write_tiled` with the padded dataset.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import sys
+import time
+from collections.abc import Collection, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+
+Chunks = tuple[tuple[int, ...], ...]
+
+
+def default_memory() -> int:
+    """2 GiB, or a quarter of this machine's memory if that is less."""
+    try:
+        quarter = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 4
+    except (AttributeError, OSError, ValueError):
+        quarter = 2**31
+    return min(2**31, quarter)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Dask-backed variables with the same dimensions and chunks, written together."""
+
+    names: tuple[Hashable, ...]
+    dims: tuple[Hashable, ...]
+    chunks: Chunks
+    block_bytes: int  # one block of every variable of the group (the largest block)
+
+
+def groups(ds: Any) -> list[Group]:
+    """The dask-backed variables of ``ds`` (data and coordinates), grouped by their
+    dimensions and chunks, in the dataset's order."""
+    found: dict[tuple[Any, ...], list[Hashable]] = {}
+    for name, var in ds.variables.items():
+        if var.chunks is not None and var.ndim:
+            found.setdefault((var.dims, var.chunks), []).append(name)
+    out = []
+    for (dims, chunks), names in found.items():
+        block = math.prod(max(c, default=0) for c in chunks)
+        nbytes = sum(block * ds.variables[n].dtype.itemsize for n in names)
+        out.append(Group(tuple(names), tuple(dims), tuple(chunks), nbytes))
+    return out
+
+
+def tile_shape(
+    numblocks: Sequence[int], halo: Sequence[int], block_bytes: int, budget: int
+) -> tuple[int, ...]:
+    """Blocks per tile along each axis: as many as keep the blocks a tile reads (its own,
+    plus ``halo`` more along each axis) within ``budget`` bytes, grown evenly across axes.
+    A tile is one block when even that is over budget."""
+
+    def footprint(k: Sequence[int]) -> int:
+        return block_bytes * math.prod(min(ki + h, n) for ki, h, n in zip(k, halo, numblocks))
+
+    k = [1] * len(numblocks)
+    while True:
+        # grow the axis whose tiles cover the smallest share of it
+        growable = [a for a, n in enumerate(numblocks) if k[a] < n]
+        growable.sort(key=lambda a: (k[a] / numblocks[a], a))
+        for a in growable:
+            trial = k.copy()
+            trial[a] += 1
+            if footprint(trial) <= budget:
+                k = trial
+                break
+        else:
+            return tuple(k)
+
+
+def tiles(chunks: Chunks, shape: Sequence[int]) -> Iterator[tuple[slice, ...]]:
+    """The element slices of each tile of ``shape`` blocks, in C order of the tiles."""
+    bounds = [np.cumsum((0, *c)).tolist() for c in chunks]
+    starts = [range(0, len(c), k) for c, k in zip(chunks, shape)]
+    for first in itertools.product(*starts):
+        yield tuple(
+            slice(b[f], b[min(f + k, len(b) - 1)]) for b, f, k in zip(bounds, first, shape)
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How the dask-backed variables are written: per group, its tile shape; and why the
+    dataset is written in one piece however big it is (``None``: tiles where needed)."""
+
+    shapes: tuple[tuple[Group, tuple[int, ...]], ...]
+    why_whole: str | None = None
+
+    @property
+    def ntiles(self) -> int:
+        return sum(
+            math.prod(math.ceil(len(c) / k) for c, k in zip(g.chunks, shape))
+            for g, shape in self.shapes
+        )
+
+    @property
+    def whole(self) -> bool:
+        """Every group fits in one tile: write the dataset in one computation."""
+        return all(all(k >= len(c) for c, k in zip(g.chunks, shape)) for g, shape in self.shapes)
+
+    def regions(self) -> Iterator[tuple[Group, dict[Hashable, slice]]]:
+        for g, shape in self.shapes:
+            for slices in tiles(g.chunks, shape):
+                yield g, dict(zip(g.dims, slices))
+
+
+def plan(
+    ds: Any, padded_dims: Collection[Hashable], budget: int, reads_whole_axes: bool = False
+) -> Plan:
+    """Tiles for writing ``ds`` holding about ``budget`` bytes of input at once; a padded
+    dimension counts one more block per tile (the neighbour its edge block reads).
+
+    One tile, the whole dataset, when the pad ``reads_whole_axes`` (a statistic without
+    ``stat_length``: every tile at an edge would read the whole axis again) or when some
+    variable needs xarray's encoding (:func:`tileable`); :attr:`Plan.why_whole` says which.
+    """
+    why = None
+    if reads_whole_axes:
+        why = "a statistic of the whole axis reads every block along it"
+    elif not tileable(ds):
+        why = "some variable needs xarray's encoding"
+    out = []
+    for g in groups(ds):
+        numblocks = [len(c) for c in g.chunks]
+        halo = [int(d in padded_dims and len(c) > 1) for d, c in zip(g.dims, g.chunks)]
+        shape = tuple(numblocks) if why else tile_shape(numblocks, halo, g.block_bytes, budget)
+        out.append((g, shape))
+    return Plan(tuple(out), why)
+
+
+class TileProgress:
+    """One progress bar over all the tiles' computations (local threads: a dask callback
+    counts each tile's tasks; a cluster: whole tiles)."""
+
+    width = 40
+
+    def __init__(self, ntiles: int, out: TextIO | None = None, every: float = 0.1):
+        self.ntiles = ntiles
+        self.out = sys.stdout if out is None else out
+        self.every = every
+        self.done_tiles = 0
+        self.start = time.perf_counter()
+        self._drawn = -math.inf
+
+    def callback(self) -> Any:
+        """A dask callback drawing the bar as the current tile's tasks finish."""
+        from dask.callbacks import Callback
+
+        bar = self
+
+        class _Tasks(Callback):
+            def _start_state(self, dsk: Any, state: Mapping[str, Any]) -> None:
+                self.state = state
+
+            def _posttask(self, *args: Any) -> None:
+                s = self.state
+                done = len(s["finished"])
+                total = done + sum(len(s[k]) for k in ("ready", "waiting", "running"))
+                bar.draw(done / total if total else 1.0)
+
+        return _Tasks()
+
+    def tile_done(self) -> None:
+        self.done_tiles += 1
+        self.draw(0.0, force=True)
+
+    def draw(self, within: float, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now - self._drawn < self.every:
+            return
+        self._drawn = now
+        frac = min((self.done_tiles + within) / self.ntiles, 1.0)
+        hashes = "#" * int(self.width * frac)
+        self.out.write(
+            f"\r[{hashes:<{self.width}}] | {frac:4.0%} Completed | tile "
+            f"{min(self.done_tiles + 1, self.ntiles)} of {self.ntiles} | "
+            f"{now - self.start:.1f}s"
+        )
+        self.out.flush()
+
+    def finish(self) -> None:
+        self.out.write("\n")
+        self.out.flush()
+
+
+def write_tiled(
+    ds: Any, store: Any, the_plan: Plan, fmt: int, client: Any, progress: bool
+) -> None:
+    """Write ``ds`` to the new zarr ``store``: xarray writes the metadata and the in-memory
+    variables, then the dask-backed variables are stored region by region into their zarr
+    arrays, one tile per computation. Metadata is consolidated (zarr v2) at the end.
+
+    The values go to zarr as they are, which is what the command reads (undecoded, see
+    :func:`daskpad._cli_io.open_source`): :func:`tileable` checks that xarray would store
+    them unchanged.
+    """
+    import dask
+    import dask.array as da
+    import zarr
+
+    ds.to_zarr(store, mode="w-", compute=False, zarr_format=fmt, consolidated=False)
+    root: Any = zarr.open_group(store, mode="r+")
+    bar = TileProgress(the_plan.ntiles) if progress else None
+    for group, region in the_plan.regions():
+        where = tuple(region[d] for d in group.dims)
+        sources: list[Any] = []
+        targets: list[Any] = []
+        for name in group.names:
+            var, target = ds.variables[name], root[str(name)]
+            if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
+                raise RuntimeError(  # xarray made the array; this would be a daskpad bug
+                    f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
+                )
+            sources.append(var.data[where])
+            targets.append(target)
+        delayed = da.store(
+            sources, targets, regions=[where] * len(sources), lock=False, compute=False
+        )
+        if client is not None:
+            future = client.compute(delayed)
+            try:
+                future.result()
+            except BaseException:
+                future.cancel()
+                raise
+        elif bar is not None:
+            with bar.callback():
+                dask.compute(delayed)
+        else:
+            dask.compute(delayed)
+        if bar is not None:
+            bar.tile_done()
+    if bar is not None:
+        bar.finish()
+    if fmt == 2:
+        zarr.consolidate_metadata(store, zarr_format=2)
+
+
+def tileable(ds: Any) -> bool:
+    """Whether every dask-backed variable holds plain numbers (bool, integer, float,
+    complex) that xarray stores as they are: no CF encoding left to apply."""
+    for var in ds.variables.values():
+        if var.chunks is None:
+            continue
+        if var.dtype.kind not in "biufc":
+            return False
+        enc = var.encoding
+        cf = ("_FillValue", "missing_value", "scale_factor", "add_offset", "units", "calendar")
+        if any(k in enc for k in cf):
+            return False
+        if "dtype" in enc and np.dtype(enc["dtype"]) != var.dtype:
+            return False
+    return True
