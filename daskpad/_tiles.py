@@ -203,9 +203,7 @@ class TileProgress:
         self.out.flush()
 
 
-def write_tiled(
-    ds: Any, store: Any, the_plan: Plan, fmt: int, client: Any, progress: bool
-) -> None:
+def write_tiled(ds: Any, store: Any, the_plan: Plan, fmt: int, progress: bool) -> None:
     """Write ``ds`` to the new zarr ``store``: xarray writes the metadata and the in-memory
     variables, then the dask-backed variables are stored region by region into their zarr
     arrays, one tile per computation. Metadata is consolidated (zarr v2) at the end.
@@ -236,14 +234,10 @@ def write_tiled(
         delayed = da.store(
             sources, targets, regions=[where] * len(sources), lock=False, compute=False
         )
-        if client is not None:
-            future = client.compute(delayed)
-            try:
-                future.result()
-            except BaseException:
-                future.cancel()
-                raise
-        elif bar is not None:
+        # dask.compute, not client.compute: with a client it runs on its cluster (the
+        # command's client is the default one), and client.compute of these graphs fails
+        # in the scheduler with a KeyError for an input key (distributed 2026.8)
+        if bar is not None:
             with bar.callback():
                 dask.compute(delayed)
         else:

@@ -49,6 +49,7 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
         "callable",
         "wide",
         "storemem",
+        "cli",
         "big",
     }
     for name, rows in sections.items():
@@ -73,5 +74,8 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     # storemem: held input blocks are counted for each grid, library and mode
     for row in sections["storemem"]:
         assert row["daskpad held blocks"] >= 1, row
+    # cli: the command ran in one piece and tile by tile, with its peak memory
+    for row in sections["cli"]:
+        assert row["tiles"] > 1 and row["tiled RSS MB"] > 0 and row["whole s"] > 0, row
     table = out.read_text()
     assert "| pipeline | mode |" in table and "wrong" in table

@@ -146,7 +146,7 @@ def test_tiled_write_holds_at_most_a_tile(tmp_path, scheduler, mode):
     plan = _tiles.plan(ds, {"y", "x"}, budget)
     assert plan.shapes[0][1] == (3, 3) and plan.ntiles == 25  # 13 x 13 output blocks
     with dask.config.set(scheduler=scheduler):
-        _tiles.write_tiled(ds, tmp_path / "tiled.zarr", plan, 3, None, progress=False)
+        _tiles.write_tiled(ds, tmp_path / "tiled.zarr", plan, 3, progress=False)
     gc.collect()
     peak, made = source.peak, source.made
     expected = np.pad(x.compute(), w, mode)
@@ -176,7 +176,7 @@ def test_tiled_write_keeps_metadata_and_consolidates_v2(tmp_path):
         padded.to_zarr(whole, zarr_format=fmt, consolidated=fmt == 2)
         plan = _tiles.plan(padded, {"x"}, budget=3 * 32)
         assert plan.ntiles > 10
-        _tiles.write_tiled(padded, tiled, plan, fmt, None, progress=False)
+        _tiles.write_tiled(padded, tiled, plan, fmt, progress=False)
         got = xr.open_zarr(tiled, consolidated=fmt == 2)
         xr.testing.assert_identical(got.load(), xr.open_zarr(whole, consolidated=fmt == 2).load())
         assert got.v.encoding["chunks"] == (4, 4)
