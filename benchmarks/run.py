@@ -32,7 +32,8 @@ build        graph build at 10^4..10^6 chunks (2-D, 4x4 chunks, pad 3), each lib
              "call s" for the whole-axis statistics from 10^6 chunks.
 pipeline     pad+reduce and pad+store (zarr) of a lazily generated float32 array, local
              threads, against the same pipeline without padding: pad 64 on 28672 x 28672
-             (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case.
+             (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case. "pad+store
+             tiled": daskpad's result stored with ``daskpad.to_zarr`` (default memory).
 cluster      the same on a 2-worker LocalCluster (process workers), by default on
              12288 x 12288 (0.6 GB, 2048 x 2048 chunks), pad 64 (``--cluster-*``).
 callable     mode=<function> on a ~1 GB array: time and peak memory.
@@ -40,6 +41,12 @@ wide         pads wider than the axis.
 storemem     input blocks held at once (counted with weakref finalizers) while an n x n-block
              float32 array is padded and stored to zarr with regular chunks, n = 8, 16, 32
              (256 x 256 chunks, pad 16, local threads); dask.array.pad's result rechunked.
+             Also ``daskpad.to_zarr`` (tile by tile, tiles reading at most 6 x 6 blocks).
+cli          the ``daskpad`` command (a fresh process per run) on a zarr store of n x n blocks
+             of 1024 x 1024 float32 (n = 8, 16, 32; zstd), reflect, pad 16 along both
+             dimensions, regular chunks: seconds in ``main`` and the process's peak
+             resident memory, written in one piece (``--memory 1TB``) and tile by tile
+             (``--memory 256MB``), against the same command with a zero width (a copy).
 big          a lazily generated array larger than this machine's memory, padded in every
              mode and reduced, with peak resident memory.
 
@@ -465,7 +472,9 @@ def _store(y: da.Array, where: str, regular: tuple[tuple[int, ...], ...]) -> Non
     da.to_zarr(y, where, compressors=None, overwrite=True)
 
 
-def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluster=False):
+def _pipelines(
+    cfg, label: str, modes: list[str], store_modes: list[str], cluster=False, tiled=False
+):
     shape, chunks, w = _pipeline_geometry(cfg, cluster)
     x = lazy_source(shape, chunks)
     padded_bytes = math.prod(n + 2 * w for n in shape) * 4
@@ -475,9 +484,17 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
     cases = [("reduce", mode, None) for mode in modes] + [
         ("store", mode, policy) for policy in ("regular", "even") for mode in store_modes
     ]
+    if tiled:  # daskpad.to_zarr, tile by tile (not for whole-axis statistics: see its docs)
+        cases += [
+            ("store tiled", mode, policy)
+            for policy in ("regular", "even")
+            for mode in store_modes
+            if MODES[mode].stat is None
+        ]
     baselines = {
         "reduce": lambda: x.sum(dtype=np.float64).compute(),
         "store": lambda: _store(x, str(tmp / "x.zarr"), x.chunks),
+        "store tiled": lambda: _store(x, str(tmp / "x.zarr"), x.chunks),
     }
     try:
         for pipeline, mode, policy in cases:
@@ -489,6 +506,14 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
             padded: dict[str, da.Array] = {}
             for lib, fn in LIBS.items():
                 if verdict(lib, mode) == "unsupported":
+                    continue
+                if pipeline == "store tiled":
+                    if lib == "daskpad":
+                        y = daskpad.pad(x, w, mode, chunks=policy)
+                        runs[lib] = lambda y=y: daskpad.to_zarr(
+                            y, tmp / "tiled.zarr", compressors=None, overwrite=True
+                        )
+                        padded[lib] = y
                     continue
                 if pipeline == "reduce":
                     y = fn(x, w, mode)
@@ -512,7 +537,7 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
             row["bytes ratio"] = byte_ratio
             for lib in LIBS:
                 if lib not in padded:
-                    row[f"{lib} s"] = "unsupported"
+                    row[f"{lib} s"] = None if pipeline == "store tiled" else "unsupported"
                     continue
                 t, m = result[lib]
                 _record(row, lib, t, m, padded[lib], verdict(lib, mode) == "ok")
@@ -525,7 +550,9 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
 
 def section_pipeline(cfg) -> list[dict]:
     with dask.config.set(scheduler="threads"):
-        return _pipelines(cfg, "pipeline", ALL_MODES, ["constant", "reflect", "wrap", "mean"])
+        return _pipelines(
+            cfg, "pipeline", ALL_MODES, ["constant", "reflect", "wrap", "mean"], tiled=True
+        )
 
 
 def section_cluster(cfg) -> list[dict]:
@@ -674,8 +701,94 @@ def section_storemem(cfg) -> list[dict]:
                         row[f"{lib} held blocks"] = source.peak
                         if mode != "(no pad)" and verdict(lib, mode) == "wrong":
                             row[f"{lib} s"] = "wrong"
+                        if lib == "daskpad" and mode != "(no pad)" and MODES[mode].stat is None:
+                            # daskpad.to_zarr: tiles reading at most 6 x 6 input blocks
+                            source = CountedSource()
+                            y = daskpad.pad(source.array(n, chunk), w, mode, chunks="regular")
+
+                            def tiled(y=y, where=where, source=source):
+                                source.reset()
+                                daskpad.to_zarr(
+                                    y, where, memory=36 * chunk * chunk * 4, compressors=None,
+                                    overwrite=True,
+                                )  # fmt: skip
+
+                            t, m, _ = timed(tiled)
+                            row["daskpad.to_zarr s"] = t
+                            row["daskpad.to_zarr held blocks"] = source.peak
                     rows.append(row)
                     _progress(cfg, "storemem", row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+_CLI_LAUNCHER = """
+import resource, sys, time
+from daskpad.cli import main
+t0 = time.perf_counter()
+rc = main(sys.argv[1:])
+t = time.perf_counter() - t0
+print(f"BENCH rc={rc} s={t} maxrss_kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
+"""
+
+
+def _run_cli(argv: list[str]) -> tuple[float, float, str]:
+    """Run ``daskpad`` in a fresh process: (seconds in main, peak resident MB, stdout)."""
+    import subprocess
+
+    run = subprocess.run(
+        [sys.executable, "-c", _CLI_LAUNCHER, *argv], capture_output=True, text=True
+    )
+    last = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
+    if run.returncode or not last.startswith("BENCH rc=0 "):
+        raise RuntimeError(f"daskpad {' '.join(argv)} failed:\n{run.stdout}\n{run.stderr}")
+    fields = dict(f.split("=") for f in last.split()[1:])
+    return float(fields["s"]), int(fields["maxrss_kb"]) / 1024, run.stdout
+
+
+def section_cli(cfg) -> list[dict]:
+    """The command on a zarr store of n x n blocks (reflect, pad 16, regular chunks): time
+    and peak resident memory of the process, written in one piece and tile by tile."""
+    import xarray as xr
+
+    sides = (4, 8) if cfg.quick else (8, 16, 32)
+    chunk = 64 if cfg.quick else 1024
+    block_mb = chunk * chunk * 4 / 1e6
+    memory = "64kB" if cfg.quick else "256MB"
+    tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+    rows = []
+    try:
+        for n in sides:
+            src, dst = tmp / "src.zarr", tmp / "dst.zarr"
+            shutil.rmtree(src, ignore_errors=True)
+            x = lazy_source((n * chunk,) * 2, (chunk, chunk))
+            xr.Dataset({"v": (("y", "x"), x)}).to_zarr(src, zarr_format=3, consolidated=False)
+            row: dict[str, Any] = {"blocks": f"{n} x {n}", "input MB": n * n * block_mb}
+            cases = {
+                "unpadded": ["--width", "y=0"],
+                "whole": ["--width", "y=16", "--width", "x=16", "--memory", "1TB"],
+                "tiled": ["--width", "y=16", "--width", "x=16", "--memory", memory],
+            }
+            for case, widths in cases.items():
+                best = (math.inf, 0.0, "")
+                for _ in range(cfg.repeat):
+                    shutil.rmtree(dst, ignore_errors=True)
+                    argv = ["pad", str(src), str(dst), *widths, "--mode", "reflect"]
+                    got = _run_cli([*argv, "--no-progress"])
+                    best = min(best, got)
+                t, rss, out = best
+                row[f"{case} s"] = t
+                row[f"{case} RSS MB"] = rss
+                if case == "tiled":
+                    first = out.splitlines()[0]
+                    tiled = " tiles, each reading" in first
+                    row["tiles"] = int(first.split(" in ")[1].split()[0]) if tiled else 1
+                    row["--memory"] = memory
+            row["whole ratio"] = _ratio(row["whole s"], row["unpadded s"])
+            row["tiled ratio"] = _ratio(row["tiled s"], row["unpadded s"])
+            rows.append(row)
+            _progress(cfg, "cli", row)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rows
@@ -709,6 +822,7 @@ SECTIONS = {
     "callable": section_callable,
     "wide": section_wide,
     "storemem": section_storemem,
+    "cli": section_cli,
     "big": section_big,
 }
 
@@ -805,6 +919,7 @@ TITLES = {
     "callable": "mode=<function>, padded and reduced (peak MB = extra resident memory)",
     "wide": "Pads wider than the axis (ratio = time / numpy.pad)",
     "storemem": "Storing to zarr with regular chunks: input blocks held at once vs grid size",
+    "cli": "The command on a zarr store of n x n blocks: in one piece and tile by tile",
     "big": "Bigger than memory: pad + reduce, daskpad only (peak MB = extra resident memory)",
 }
 

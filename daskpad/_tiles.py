@@ -10,7 +10,8 @@ order inside a tile, it holds at most the input blocks the tile reads. Along a p
 dimension a tile also reads the input block before (or after) it, so the input blocks at
 tile edges are read twice; tiles are made as large as the memory budget allows.
 
-Nothing here pads; :mod:`daskpad.cli` calls :func:`write_tiled` with the padded dataset.
+Nothing here pads: :mod:`daskpad.cli` calls :func:`write_tiled` with the padded dataset,
+and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask array.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Collection, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -203,6 +204,59 @@ class TileProgress:
         self.out.flush()
 
 
+def store_tiles(
+    jobs: Iterable[tuple[Sequence[Any], Sequence[Any], tuple[slice, ...]]],
+    ntiles: int,
+    progress: bool,
+) -> None:
+    """Store each job ``(arrays, targets, region)``, the ``region`` of every dask array into
+    its target, in its own computation: a tile's input is released before the next starts.
+
+    ``dask.compute`` runs it on the default scheduler, a distributed client's cluster when
+    there is one. (Not ``client.compute``: of ``dask.array.store``'s graphs for these tiles
+    it failed in distributed's scheduler with a KeyError for an input key, distributed
+    2026.8.)
+    """
+    import dask
+
+    bar = TileProgress(ntiles) if progress else None
+    for arrays, targets, region in jobs:
+        writes = [_writes(a[region], t, region) for a, t in zip(arrays, targets)]
+        if bar is None:
+            dask.compute(*writes)
+            continue
+        with bar.callback():
+            dask.compute(*writes)
+        bar.tile_done()
+    if bar is not None:
+        bar.finish()
+
+
+def _writes(piece: Any, target: Any, region: tuple[slice, ...]) -> Any:
+    """A dask array of one flag per block of ``piece``, each computed by writing the block
+    into ``target`` at ``region``'s offset. (``map_blocks`` rather than
+    ``dask.array.store``, which dask's array query planning does not implement.)"""
+    origin = tuple(s.start or 0 for s in region)
+    return piece.map_blocks(
+        _write_block,
+        target=target,
+        origin=origin,
+        chunks=tuple((1,) * len(c) for c in piece.chunks),
+        dtype=bool,
+        meta=np.empty((0,) * piece.ndim, dtype=bool),
+    )
+
+
+def _write_block(
+    block: Any, *, target: Any, origin: tuple[int, ...], block_info: Any = None
+) -> Any:
+    # tiles follow the zarr chunks: each block is whole zarr chunks, written by no other task
+    location = block_info[0]["array-location"]
+    where = tuple(slice(o + a, o + b) for o, (a, b) in zip(origin, location))
+    target[where] = block
+    return np.ones((1,) * block.ndim, dtype=bool)
+
+
 def write_tiled(ds: Any, store: Any, the_plan: Plan, fmt: int, progress: bool) -> None:
     """Write ``ds`` to the new zarr ``store``: xarray writes the metadata and the in-memory
     variables, then the dask-backed variables are stored region by region into their zarr
@@ -212,42 +266,103 @@ def write_tiled(ds: Any, store: Any, the_plan: Plan, fmt: int, progress: bool) -
     :func:`daskpad._cli_io.open_source`): :func:`tileable` checks that xarray would store
     them unchanged.
     """
-    import dask
-    import dask.array as da
     import zarr
 
     ds.to_zarr(store, mode="w-", compute=False, zarr_format=fmt, consolidated=False)
     root: Any = zarr.open_group(store, mode="r+")
-    bar = TileProgress(the_plan.ntiles) if progress else None
-    for group, region in the_plan.regions():
-        where = tuple(region[d] for d in group.dims)
-        sources: list[Any] = []
-        targets: list[Any] = []
-        for name in group.names:
-            var, target = ds.variables[name], root[str(name)]
-            if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
-                raise RuntimeError(  # xarray made the array; this would be a daskpad bug
-                    f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
-                )
-            sources.append(var.data[where])
-            targets.append(target)
-        delayed = da.store(
-            sources, targets, regions=[where] * len(sources), lock=False, compute=False
-        )
-        # dask.compute, not client.compute: with a client it runs on its cluster (the
-        # command's client is the default one), and client.compute of these graphs fails
-        # in the scheduler with a KeyError for an input key (distributed 2026.8)
-        if bar is not None:
-            with bar.callback():
-                dask.compute(delayed)
-        else:
-            dask.compute(delayed)
-        if bar is not None:
-            bar.tile_done()
-    if bar is not None:
-        bar.finish()
+
+    def jobs() -> Iterator[tuple[list[Any], list[Any], tuple[slice, ...]]]:
+        for group, region in the_plan.regions():
+            arrays, targets = [], []
+            for name in group.names:
+                var, target = ds.variables[name], root[str(name)]
+                if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
+                    raise RuntimeError(  # xarray made the array; this would be a daskpad bug
+                        f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
+                    )
+                arrays.append(var.data)
+                targets.append(target)
+            yield arrays, targets, tuple(region[d] for d in group.dims)
+
+    store_tiles(jobs(), the_plan.ntiles, progress)
     if fmt == 2:
         zarr.consolidate_metadata(store, zarr_format=2)
+
+
+def to_zarr(
+    x: Any, store: Any, *, memory: int | str | None = None, progress: bool = False, **kwargs: Any
+) -> Any:
+    """Store a dask array in a new zarr array tile by tile, holding about ``memory`` bytes
+    of input at once.
+
+    ``dask.array.to_zarr`` computes the whole array at once. For a padded array in regular
+    chunks (``daskpad.pad(..., chunks="regular")`` or ``"even"``) that holds rows of input
+    blocks, more the more blocks a row has: each output block needs the tail of the input
+    block before it, and dask's ordering does not take the rows in that order. Here each
+    tile of output blocks is stored in its own computation and reads about ``memory`` bytes
+    of input at most: its own blocks and the neighbouring block its edges may read along
+    every axis (so the input blocks along tile edges are read twice), plus, for a tile at
+    the array's edge, the blocks its pad is taken from (for ``wrap``, at the far edge).
+    It works for any dask array in chunks zarr can store.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        Chunks all equal along each axis but a smaller last one.
+    store
+        Where to create the zarr array (a path, or any store :func:`zarr.create_array`
+        takes).
+    memory : int or str, optional
+        Bytes of input a tile may read (``"512MB"`` works too); default 2 GiB, or a quarter
+        of this machine's memory if less. A tile is at least one block.
+    progress : bool
+        Show one progress bar over all the tiles.
+    **kwargs
+        Passed to :func:`zarr.create_array` (``compressors=``, ``zarr_format=``,
+        ``overwrite=``, ...); the chunks are ``x``'s.
+
+    Returns
+    -------
+    zarr.Array
+        The array written.
+
+    Examples
+    --------
+    >>> import dask.array as da, daskpad, numpy as np, tempfile, zarr
+    >>> x = da.from_array(np.arange(100).reshape(10, 10), chunks=3)
+    >>> y = daskpad.pad(x, 2, mode="reflect", chunks="regular")
+    >>> z = daskpad.to_zarr(y, tempfile.mkdtemp(), memory=16 * y.dtype.itemsize * 9)
+    >>> z.chunks
+    (3, 3)
+    >>> bool((z[...] == np.pad(np.arange(100).reshape(10, 10), 2, mode="reflect")).all())
+    True
+    """
+    import zarr
+    from dask.utils import parse_bytes
+
+    chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
+    if any(len(c) > 1 and (len(set(c[:-1])) > 1 or c[-1] > c[0]) for c in chunks):
+        raise ValueError(
+            f"zarr needs chunks all equal but a smaller last one, got {chunks}; pad with "
+            'chunks="regular" (or "even"), or rechunk first'
+        )
+    budget = default_memory() if memory is None else int(parse_bytes(memory))
+    if budget <= 0:
+        raise ValueError(f"memory must be a positive number of bytes, got {memory!r}")
+    numblocks = [len(c) for c in chunks]
+    block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
+    halo = [int(n > 1) for n in numblocks]
+    shape = tile_shape(numblocks, halo, block_bytes, budget)
+    z = zarr.create_array(
+        store,
+        shape=x.shape,
+        dtype=x.dtype,
+        chunks=tuple(max(max(c, default=1), 1) for c in chunks),
+        **kwargs,
+    )
+    regions = list(tiles(chunks, shape))
+    store_tiles((([x], [z], r) for r in regions), len(regions), progress)
+    return z
 
 
 def tileable(ds: Any) -> bool:

@@ -74,6 +74,13 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     # storemem: held input blocks are counted for each grid, library and mode
     for row in sections["storemem"]:
         assert row["daskpad held blocks"] >= 1, row
+        if row["mode"] in ("constant", "reflect", "wrap", "linear_ramp"):
+            assert row["daskpad.to_zarr held blocks"] >= 1, row  # and tile by tile
+    assert {r["pipeline"] for r in sections["pipeline"]} == {
+        "pad+reduce",
+        "pad+store",
+        "pad+store tiled",
+    }
     # cli: the command ran in one piece and tile by tile, with its peak memory
     for row in sections["cli"]:
         assert row["tiles"] > 1 and row["tiled RSS MB"] > 0 and row["whole s"] > 0, row

@@ -22,10 +22,11 @@ from daskpad import _tiles
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
 
-# dask.array.store is not implemented for dask's array-expr (ci/test.sh's second run)
+# xarray's to_zarr calls dask.array.store, which dask's array-expr does not implement
+# (ci/test.sh's second run); daskpad.to_zarr does without it
 WRITES = pytest.mark.xfail(
     dask.config.get("array.query-planning", None) is True,
-    reason="dask.array.store is not implemented for dask's array-expr",
+    reason="xarray's to_zarr uses dask.array.store, not implemented for dask's array-expr",
     strict=True,
 )
 
@@ -108,6 +109,9 @@ class _Counted:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.alive = self.peak = self.made = 0
+
+    def __dask_tokenize__(self) -> object:  # dask's array-expr tokenizes map_blocks' function
+        return ("counted-source", id(self))
 
     def array(self, n: int, c: int) -> da.Array:
         return da.map_blocks(
@@ -195,3 +199,41 @@ def test_progress_bar_counts_tiles(capsys):
 
 def test_default_memory_is_at_most_2_gib():
     assert 0 < _tiles.default_memory() <= 2**31
+
+
+# --------------------------------------------------------------------------------------
+# daskpad.to_zarr: the same for a dask array
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("chunks", ["regular", "even"])
+@pytest.mark.parametrize("mode", ["wrap", "symmetric", "edge"])
+def test_to_zarr_holds_at_most_a_tile(tmp_path, mode, chunks):
+    n, c, w = 10, 8, (5, 2)
+    source = _Counted()
+    x = source.array(n, c)
+    y = daskpad.pad(x, w, mode, chunks=chunks)
+    block_bytes = math.prod(max(cs) for cs in y.chunks) * 4
+    z = daskpad.to_zarr(y, tmp_path / "y.zarr", memory=9 * block_bytes, compressors=None)
+    gc.collect()
+    peak = source.peak
+    assert z.chunks == tuple(max(cs) for cs in y.chunks)
+    np.testing.assert_array_equal(z[...], np.pad(x.compute(), w, mode))
+    # tiles of 2 x 2 output blocks read at most 3 x 3 input blocks, and at the edges the
+    # blocks their pad is taken from: for wrap, one more row and column at the far edges
+    assert peak <= (16 if mode == "wrap" else 9)
+
+
+def test_to_zarr_arguments(tmp_path, capsys):
+    x = da.arange(50, chunks=7)
+    y = daskpad.pad(x, 3, "edge")  # default chunks: a thin pad chunk at each end
+    with pytest.raises(ValueError, match=r'chunks all equal but a smaller last one.*"regular"'):
+        daskpad.to_zarr(y, tmp_path / "a.zarr")
+    with pytest.raises(ValueError, match="memory must be a positive number of bytes"):
+        daskpad.to_zarr(x, tmp_path / "b.zarr", memory=0)
+    z = daskpad.to_zarr(x, tmp_path / "c.zarr", memory="168B", progress=True, zarr_format=2)
+    assert z.metadata.zarr_format == 2 and z.chunks == (7,)
+    np.testing.assert_array_equal(z[...], np.arange(50))
+    assert "100% Completed | tile 4 of 4" in capsys.readouterr().out  # 2 blocks per tile
+    with pytest.raises(zarr.errors.ContainsArrayError):  # zarr's refusal to overwrite
+        daskpad.to_zarr(x, tmp_path / "c.zarr", zarr_format=2)
+    z0 = daskpad.to_zarr(da.ones((0, 4), chunks=2), tmp_path / "empty.zarr")
+    assert z0.shape == (0, 4)
