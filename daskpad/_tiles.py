@@ -54,7 +54,7 @@ def groups(ds: Any) -> list[Group]:
     dimensions and chunks, in the dataset's order."""
     found: dict[tuple[Any, ...], list[Hashable]] = {}
     for name, var in ds.variables.items():
-        if var.chunks is not None and var.ndim:
+        if var.chunks is not None:  # 0-d ones too: one tile of one block
             found.setdefault((var.dims, var.chunks), []).append(name)
     out = []
     for (dims, chunks), names in found.items():
@@ -218,10 +218,17 @@ def store_tiles(
     2026.8.)
     """
     import dask
+    from dask.base import is_dask_collection
 
     bar = TileProgress(ntiles) if progress else None
     for arrays, targets, region in jobs:
-        writes = [_writes(a[region], t, region) for a, t in zip(arrays, targets)]
+        writes = []
+        for a, t in zip(arrays, targets):
+            piece = a[region]
+            if is_dask_collection(piece):
+                writes.append(_writes(piece, t, region))
+            else:  # in memory already (xarray loads a variable of size 0 as it writes)
+                t[region] = piece
         if bar is None:
             dask.compute(*writes)
             continue

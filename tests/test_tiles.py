@@ -186,6 +186,26 @@ def test_tiled_write_keeps_metadata_and_consolidates_v2(tmp_path):
         assert got.v.encoding["chunks"] == (4, 4)
 
 
+@WRITES
+def test_tiled_write_of_scalars_and_empty_dims(tmp_path):
+    ds = xr.Dataset(
+        {
+            "scalar": ((), da.from_array(np.float32(3.5))),
+            "empty": (("e", "x"), da.zeros((0, 20), chunks=(1, 5), dtype="i4")),
+            "v": (("x",), da.arange(20, chunks=5)),
+        }
+    )
+    plan = _tiles.plan(ds, {"x"}, budget=80)
+    assert not plan.whole and {g.names for g, _ in plan.shapes} == {
+        ("scalar",),
+        ("empty",),
+        ("v",),
+    }
+    _tiles.write_tiled(ds, tmp_path / "t.zarr", plan, 3, progress=False)
+    got = xr.open_zarr(tmp_path / "t.zarr", consolidated=False).load()
+    xr.testing.assert_identical(got, ds.compute())
+
+
 def test_progress_bar_counts_tiles(capsys):
     bar = _tiles.TileProgress(4, every=0)
     bar.draw(0.5)
@@ -237,3 +257,5 @@ def test_to_zarr_arguments(tmp_path, capsys):
         daskpad.to_zarr(x, tmp_path / "c.zarr", zarr_format=2)
     z0 = daskpad.to_zarr(da.ones((0, 4), chunks=2), tmp_path / "empty.zarr")
     assert z0.shape == (0, 4)
+    scalar = daskpad.to_zarr(da.from_array(np.float32(2.5)), tmp_path / "scalar.zarr")
+    assert scalar.shape == () and scalar[...] == np.float32(2.5)
