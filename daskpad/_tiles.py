@@ -39,6 +39,22 @@ def default_memory() -> int:
     return min(2**31, quarter)
 
 
+def memory_budget(memory: int | str | None) -> int:
+    """``memory=`` of the public writers: bytes, a size such as ``"512MB"``, or ``None``
+    for :func:`default_memory`."""
+    if memory is None:
+        return default_memory()
+    from dask.utils import parse_bytes
+
+    try:
+        n = int(parse_bytes(memory))
+    except (ValueError, TypeError):
+        n = -1
+    if n <= 0:
+        raise ValueError(f"memory must be a positive number of bytes, got {memory!r}")
+    return n
+
+
 @dataclass(frozen=True)
 class Group:
     """Dask-backed variables with the same dimensions and chunks, written together."""
@@ -132,14 +148,10 @@ def plan(
     dimension counts one more block per tile (the neighbour its edge block reads).
 
     One tile, the whole dataset, when the pad ``reads_whole_axes`` (a statistic without
-    ``stat_length``: every tile at an edge would read the whole axis again) or when some
-    variable needs xarray's encoding (:func:`tileable`); :attr:`Plan.why_whole` says which.
+    ``stat_length``: every tile at an edge would read the whole axis again); then
+    :attr:`Plan.why_whole` says so.
     """
-    why = None
-    if reads_whole_axes:
-        why = "a statistic of the whole axis reads every block along it"
-    elif not tileable(ds):
-        why = "some variable needs xarray's encoding"
+    why = "a statistic of the whole axis reads every block along it" if reads_whole_axes else None
     out = []
     for g in groups(ds):
         numblocks = [len(c) for c in g.chunks]
@@ -204,13 +216,9 @@ class TileProgress:
         self.out.flush()
 
 
-def store_tiles(
-    jobs: Iterable[tuple[Sequence[Any], Sequence[Any], tuple[slice, ...]]],
-    ntiles: int,
-    progress: bool,
-) -> None:
-    """Store each job ``(arrays, targets, region)``, the ``region`` of every dask array into
-    its target, in its own computation: a tile's input is released before the next starts.
+def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
+    """Compute each job (a list of dask collections writing one tile) in its own
+    computation: a tile's input is released before the next tile starts.
 
     ``dask.compute`` runs it on the default scheduler, a distributed client's cluster when
     there is one. (Not ``client.compute``: of ``dask.array.store``'s graphs for these tiles
@@ -218,17 +226,9 @@ def store_tiles(
     2026.8.)
     """
     import dask
-    from dask.base import is_dask_collection
 
     bar = TileProgress(ntiles) if progress else None
-    for arrays, targets, region in jobs:
-        writes = []
-        for a, t in zip(arrays, targets):
-            piece = a[region]
-            if is_dask_collection(piece):
-                writes.append(_writes(piece, t, region))
-            else:  # in memory already (xarray loads a variable of size 0 as it writes)
-                t[region] = piece
+    for writes in jobs:
         if bar is None:
             dask.compute(*writes)
             continue
@@ -237,6 +237,18 @@ def store_tiles(
         bar.tile_done()
     if bar is not None:
         bar.finish()
+
+
+def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any]:
+    """The dask collections that write ``array[region]`` into ``target[region]`` (none,
+    having written it, when that part of ``array`` is in memory already)."""
+    from dask.base import is_dask_collection
+
+    piece = array[region]
+    if is_dask_collection(piece):
+        return [_writes(piece, target, region)]
+    target[region] = piece  # (xarray loads a variable of size 0 as it writes its metadata)
+    return []
 
 
 def _writes(piece: Any, target: Any, region: tuple[slice, ...]) -> Any:
@@ -264,36 +276,67 @@ def _write_block(
     return np.ones((1,) * block.ndim, dtype=bool)
 
 
-def write_tiled(ds: Any, store: Any, the_plan: Plan, fmt: int, progress: bool) -> None:
+def write_tiled(
+    ds: Any, store: Any, the_plan: Plan, progress: bool, consolidated: bool | None, **kwargs: Any
+) -> None:
     """Write ``ds`` to the new zarr ``store``: xarray writes the metadata and the in-memory
-    variables, then the dask-backed variables are stored region by region into their zarr
-    arrays, one tile per computation. Metadata is consolidated (zarr v2) at the end.
+    variables (``kwargs`` go to its ``to_zarr``), then the dask-backed variables are
+    written tile by tile, one computation per tile; metadata is consolidated at the end if
+    asked (``None``: for zarr v2, whose readers expect it).
 
-    The values go to zarr as they are, which is what the command reads (undecoded, see
-    :func:`daskpad._cli_io.open_source`): :func:`tileable` checks that xarray would store
-    them unchanged.
+    A variable xarray stores as it is (numbers, no CF encoding left to apply: the command
+    reads values undecoded) goes straight into its zarr array; one that xarray encodes
+    (scale_factor, _FillValue, times, strings, ...) goes through xarray's region writes,
+    which encode it as the store says.
     """
+    import xarray as xr
     import zarr
 
-    ds.to_zarr(store, mode="w-", compute=False, zarr_format=fmt, consolidated=False)
+    ds = ds.copy(deep=False)
+    for var in ds.variables.values():
+        if var.chunks is not None and var.ndim == 0:
+            var.load()  # a scalar: written with the metadata
+    ds.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
     root: Any = zarr.open_group(store, mode="r+")
+    fmt = kwargs.get("zarr_format")
 
-    def jobs() -> Iterator[tuple[list[Any], list[Any], tuple[slice, ...]]]:
+    def jobs() -> Iterator[list[Any]]:
         for group, region in the_plan.regions():
-            arrays, targets = [], []
+            if not group.dims:
+                yield []  # the scalars, written with the metadata
+                continue
+            where = tuple(region[d] for d in group.dims)
+            writes: list[Any] = []
+            encoded = {}
             for name in group.names:
-                var, target = ds.variables[name], root[str(name)]
+                var = ds.variables[name]
+                if needs_encoding(var):
+                    # attrs too: the store has them, and xarray's region write takes the
+                    # encoding from the store (an undecoded _FillValue attr would clash)
+                    encoded[name] = xr.Variable(var.dims, var.data[where])
+                    continue
+                target = root[str(name)]
                 if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
                     raise RuntimeError(  # xarray made the array; this would be a daskpad bug
                         f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
                     )
-                arrays.append(var.data)
-                targets.append(target)
-            yield arrays, targets, tuple(region[d] for d in group.dims)
+                writes += write_region(var.data, target, where)
+            if encoded:
+                writes.append(
+                    xr.Dataset(encoded).to_zarr(
+                        store,
+                        region={str(d): s for d, s in region.items()},
+                        compute=False,
+                        consolidated=False,
+                        zarr_format=fmt,
+                    )
+                )
+            yield writes
 
     store_tiles(jobs(), the_plan.ntiles, progress)
-    if fmt == 2:
-        zarr.consolidate_metadata(store, zarr_format=2)
+    fmt = root.metadata.zarr_format
+    if consolidated or (consolidated is None and fmt == 2):
+        zarr.consolidate_metadata(store, zarr_format=fmt)
 
 
 def to_zarr(
@@ -345,7 +388,6 @@ def to_zarr(
     True
     """
     import zarr
-    from dask.utils import parse_bytes
 
     chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
     if any(len(c) > 1 and (len(set(c[:-1])) > 1 or c[-1] > c[0]) for c in chunks):
@@ -353,9 +395,7 @@ def to_zarr(
             f"zarr needs chunks all equal but a smaller last one, got {chunks}; pad with "
             'chunks="regular" (or "even"), or rechunk first'
         )
-    budget = default_memory() if memory is None else int(parse_bytes(memory))
-    if budget <= 0:
-        raise ValueError(f"memory must be a positive number of bytes, got {memory!r}")
+    budget = memory_budget(memory)
     numblocks = [len(c) for c in chunks]
     block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
     halo = [int(n > 1) for n in numblocks]
@@ -368,22 +408,17 @@ def to_zarr(
         **kwargs,
     )
     regions = list(tiles(chunks, shape))
-    store_tiles((([x], [z], r) for r in regions), len(regions), progress)
+    store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
     return z
 
 
-def tileable(ds: Any) -> bool:
-    """Whether every dask-backed variable holds plain numbers (bool, integer, float,
-    complex) that xarray stores as they are: no CF encoding left to apply."""
-    for var in ds.variables.values():
-        if var.chunks is None:
-            continue
-        if var.dtype.kind not in "biufc":
-            return False
-        enc = var.encoding
-        cf = ("_FillValue", "missing_value", "scale_factor", "add_offset", "units", "calendar")
-        if any(k in enc for k in cf):
-            return False
-        if "dtype" in enc and np.dtype(enc["dtype"]) != var.dtype:
-            return False
-    return True
+def needs_encoding(var: Any) -> bool:
+    """Whether xarray would change ``var``'s values when storing it: CF encoding left to
+    apply (a decoded variable), or a dtype zarr does not take as it is."""
+    if var.dtype.kind not in "biufc":
+        return True
+    enc = var.encoding
+    cf = ("_FillValue", "missing_value", "scale_factor", "add_offset", "units", "calendar")
+    if any(k in enc for k in cf):
+        return True
+    return "dtype" in enc and np.dtype(enc["dtype"]) != var.dtype

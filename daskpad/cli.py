@@ -206,7 +206,7 @@ def _write(
             )
             compute_with_progress(delayed, client, progress)
         else:
-            write_tiled(ds, tmp, tiling, fmt, progress)
+            write_tiled(ds, tmp, tiling, progress, consolidated=fmt == 2, zarr_format=fmt)
         commit(tmp, dst, overwrite)
     except Exception as e:
         remove_quietly(tmp)

@@ -53,7 +53,7 @@ from xarray.indexes import Index, PandasIndex, PandasMultiIndex
 
 from ._modes import MODES, REFLECT_TYPES
 
-__all__ = ["COORDS_POLICIES", "Pad2Accessor", "pad2"]
+__all__ = ["COORDS_POLICIES", "Pad2Accessor", "pad2", "to_zarr"]
 
 T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
 CoordsPolicy = Literal["extend", "drop", "xarray"]
@@ -689,6 +689,69 @@ def _pad_dataset(
     )
     result.encoding = dict(ds.encoding)
     return result
+
+
+# --------------------------------------------------------------------------------------
+# Storing with bounded memory
+# --------------------------------------------------------------------------------------
+def to_zarr(
+    obj: xr.Dataset | xr.DataArray,
+    store: Any,
+    *,
+    memory: int | str | None = None,
+    progress: bool = False,
+    **kwargs: Any,
+) -> None:
+    """Write ``obj`` to a new zarr store tile by tile, holding about ``memory`` bytes of
+    input at once (:func:`daskpad.to_zarr` for a dataset).
+
+    ``obj.to_zarr(store)`` computes every dask-backed variable at once. For padded
+    variables in regular chunks (``pad2(..., chunks="regular")``) dask's ordering then
+    holds rows of input blocks, more the more blocks a row has. Here each variable is
+    written one tile of chunks per computation, the tiles as large as ``memory`` allows
+    for the input they read (with the neighbouring block along every dimension, so the
+    blocks along tile edges are read twice); coordinates and in-memory variables are
+    written first, with the metadata, and a zarr v2 store is consolidated at the end
+    (``consolidated=True`` or ``False`` decides for any format). Variables xarray encodes
+    (CF packing, times, strings) are written with xarray's region writes, so the store
+    holds what ``obj.to_zarr`` would.
+
+    Parameters
+    ----------
+    obj : xarray.Dataset or xarray.DataArray
+        Dask-backed variables in chunks zarr can store (all equal but a smaller last one).
+    store
+        A new zarr store (``mode="w"`` replaces an existing one).
+    memory : int or str, optional
+        Bytes of input a tile may read (``"1GB"`` works too); default 2 GiB, or a quarter
+        of this machine's memory if less.
+    progress : bool
+        One progress bar over all the tiles.
+    **kwargs
+        Passed to ``obj.to_zarr`` for the metadata (``encoding=``, ``zarr_format=``,
+        ``mode="w"``, ``consolidated=``, ...).
+
+    Examples
+    --------
+    >>> import tempfile, xarray as xr, dask.array as da, daskpad
+    >>> ds = xr.Dataset({"t": (("y", "x"), da.ones((40, 30), chunks=10))})
+    >>> padded = ds.pad2(x=2, y=1, mode="edge", chunks="regular")
+    >>> daskpad.xarray.to_zarr(padded, tempfile.mkdtemp(), memory="4kB", zarr_format=2)
+    """
+    from ._tiles import memory_budget, plan, write_tiled
+
+    budget = memory_budget(memory)
+    if isinstance(obj, xr.DataArray):
+        obj = obj.to_dataset(
+            name=obj.name if obj.name is not None else "__xarray_dataarray_variable__"
+        )
+    if kwargs.get("mode", "w-") not in ("w", "w-"):
+        raise ValueError(
+            f"to_zarr writes a new store: mode must be 'w-' or 'w', got {kwargs['mode']!r}"
+        )
+    consolidated = kwargs.pop("consolidated", None)
+    everything = {d for v in obj.variables.values() for d in v.dims}
+    write_tiled(obj, store, plan(obj, everything, budget), progress, consolidated, **kwargs)
 
 
 # --------------------------------------------------------------------------------------

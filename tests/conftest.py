@@ -43,3 +43,22 @@ def sync_scheduler():
     one whose tracebacks point at the failing kernel."""
     with dask.config.set(scheduler="sync"):
         yield
+
+
+# Doctests that write zarr through xarray, whose to_zarr calls dask.array.store: dask's
+# array query planning does not implement it (ci/test.sh's second run).
+_XARRAY_STORE_DOCTESTS = ("daskpad.xarray.to_zarr",)
+
+
+def pytest_collection_modifyitems(config, items):
+    if dask.config.get("array.query-planning", None) is not True:
+        return
+    for item in items:
+        if item.name in _XARRAY_STORE_DOCTESTS:
+            item.add_marker(
+                pytest.mark.xfail(
+                    reason="xarray's to_zarr uses dask.array.store, not implemented for "
+                    "dask's array-expr",
+                    strict=True,
+                )
+            )

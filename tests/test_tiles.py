@@ -92,15 +92,20 @@ def test_plan_groups_variables_and_counts_the_halo_on_padded_dims():
     assert _tiles.plan(ds, {"x"}, budget=10**9).whole
 
 
-def test_whole_when_tiles_would_not_help_or_would_change_values():
+def test_whole_when_a_statistic_reads_whole_axes():
     ds = xr.Dataset({"u": (("x",), da.zeros(30, chunks=10))})
     assert not _tiles.plan(ds, {"x"}, budget=1).whole
     plan = _tiles.plan(ds, {"x"}, budget=1, reads_whole_axes=True)
     assert plan.whole and plan.ntiles == 1 and "whole axis" in plan.why_whole
-    ds.u.encoding["scale_factor"] = 0.5  # xarray would scale these values when writing
-    assert _tiles.plan(ds, {"x"}, budget=1).whole
-    text = xr.Dataset({"s": (("x",), da.from_array(np.array(["a"] * 30), chunks=10))})
-    assert "encoding" in _tiles.plan(text, {"x"}, budget=1).why_whole
+
+
+def test_which_variables_need_xarrays_encoding():
+    raw = xr.Variable(("x",), np.zeros(3, "i2"), {"scale_factor": 0.5, "_FillValue": -1})
+    assert not _tiles.needs_encoding(raw)  # undecoded: CF attributes, values as stored
+    decoded = xr.Variable(("x",), np.zeros(3), encoding={"scale_factor": 0.5, "dtype": "i2"})
+    assert _tiles.needs_encoding(decoded)
+    assert _tiles.needs_encoding(xr.Variable(("x",), np.array(["a", "b"])))
+    assert _tiles.needs_encoding(xr.Variable(("x",), np.array(["2000-01-01"], "M8[ns]")))
 
 
 class _Counted:
@@ -150,7 +155,7 @@ def test_tiled_write_holds_at_most_a_tile(tmp_path, scheduler, mode):
     plan = _tiles.plan(ds, {"y", "x"}, budget)
     assert plan.shapes[0][1] == (3, 3) and plan.ntiles == 25  # 13 x 13 output blocks
     with dask.config.set(scheduler=scheduler):
-        _tiles.write_tiled(ds, tmp_path / "tiled.zarr", plan, 3, progress=False)
+        _tiles.write_tiled(ds, tmp_path / "tiled.zarr", plan, False, False, zarr_format=3)
     gc.collect()
     peak, made = source.peak, source.made
     expected = np.pad(x.compute(), w, mode)
@@ -180,7 +185,7 @@ def test_tiled_write_keeps_metadata_and_consolidates_v2(tmp_path):
         padded.to_zarr(whole, zarr_format=fmt, consolidated=fmt == 2)
         plan = _tiles.plan(padded, {"x"}, budget=3 * 32)
         assert plan.ntiles > 10
-        _tiles.write_tiled(padded, tiled, plan, fmt, progress=False)
+        _tiles.write_tiled(padded, tiled, plan, False, fmt == 2, zarr_format=fmt)
         got = xr.open_zarr(tiled, consolidated=fmt == 2)
         xr.testing.assert_identical(got.load(), xr.open_zarr(whole, consolidated=fmt == 2).load())
         assert got.v.encoding["chunks"] == (4, 4)
@@ -201,7 +206,7 @@ def test_tiled_write_of_scalars_and_empty_dims(tmp_path):
         ("empty",),
         ("v",),
     }
-    _tiles.write_tiled(ds, tmp_path / "t.zarr", plan, 3, progress=False)
+    _tiles.write_tiled(ds, tmp_path / "t.zarr", plan, False, False, zarr_format=3)
     got = xr.open_zarr(tmp_path / "t.zarr", consolidated=False).load()
     xr.testing.assert_identical(got, ds.compute())
 
@@ -259,3 +264,70 @@ def test_to_zarr_arguments(tmp_path, capsys):
     assert z0.shape == (0, 4)
     scalar = daskpad.to_zarr(da.from_array(np.float32(2.5)), tmp_path / "scalar.zarr")
     assert scalar.shape == () and scalar[...] == np.float32(2.5)
+
+
+# --------------------------------------------------------------------------------------
+# daskpad.xarray.to_zarr: the same for a dataset
+# --------------------------------------------------------------------------------------
+def _decoded_dataset() -> xr.Dataset:
+    """Variables xarray encodes (packed ints, NaN fill, times, strings) and one it does not."""
+    t = np.arange(20)
+    ds = xr.Dataset(
+        {
+            "packed": (("t", "x"), np.linspace(0, 10, 20 * 9).reshape(20, 9)),
+            "when": (("t",), np.datetime64("2000-01-01") + t.astype("m8[D]")),
+            "label": (("t",), np.array([f"s{i}" for i in t])),
+            "plain": (("t", "x"), np.arange(180.0).reshape(20, 9)),
+        },
+        coords={"t": t, "x": np.arange(9) * 0.5},
+        attrs={"title": "decoded"},
+    )
+    ds["packed"][2, 3] = np.nan
+    ds.packed.encoding = {"dtype": "i2", "scale_factor": 0.01, "_FillValue": -999}
+    ds.when.encoding = {"units": "days since 1999-12-31", "dtype": "i4"}
+    return ds.chunk(t=4, x=3)
+
+
+@WRITES
+@pytest.mark.parametrize("fmt", [2, 3])
+@pytest.mark.filterwarnings("ignore::zarr.errors.UnstableSpecificationWarning")  # strings, v3
+def test_xarray_to_zarr_stores_what_to_zarr_would(tmp_path, fmt):
+    ds = _decoded_dataset()
+    whole, tiled = tmp_path / "whole.zarr", tmp_path / "tiled.zarr"
+    ds.to_zarr(whole, zarr_format=fmt, consolidated=False)
+    daskpad.xarray.to_zarr(ds, tiled, memory=200, zarr_format=fmt, consolidated=False)
+    for name in ds.variables:  # the stored (encoded) values, and their metadata
+        a, b = zarr.open_array(whole / name), zarr.open_array(tiled / name)
+        np.testing.assert_array_equal(a[...], b[...])
+        assert (a.dtype, a.chunks, dict(a.attrs)) == (b.dtype, b.chunks, dict(b.attrs))
+    got = xr.open_zarr(tiled, consolidated=False).load()
+    xr.testing.assert_identical(got, xr.open_zarr(whole, consolidated=False).load())
+    assert got.packed.encoding["dtype"] == np.dtype("i2")
+
+
+@WRITES
+def test_xarray_to_zarr_holds_at_most_a_tile_and_takes_dataarrays(tmp_path, capsys):
+    source = _Counted()
+    x = source.array(12, 8)
+    ds = xr.Dataset({"v": (("y", "x"), x)}).pad2(y=3, x=3, mode="reflect", chunks="regular")
+    daskpad.xarray.to_zarr(ds, tmp_path / "a.zarr", memory=16 * 8 * 8 * 4, progress=True)
+    gc.collect()
+    assert source.peak <= 16  # tiles of 3 x 3 output blocks read 4 x 4 input blocks
+    assert "100% Completed | tile 25 of 25" in capsys.readouterr().out
+    got = xr.open_zarr(tmp_path / "a.zarr", consolidated=False).v.values
+    np.testing.assert_array_equal(got, np.pad(x.compute(), 3, mode="reflect"))
+
+    named = ds.v.rename("w")
+    daskpad.xarray.to_zarr(named, tmp_path / "b.zarr", memory="1kB")
+    xr.testing.assert_identical(
+        xr.open_dataarray(tmp_path / "b.zarr", engine="zarr", consolidated=False), named
+    )
+    unnamed = ds.v.rename(None)
+    daskpad.xarray.to_zarr(unnamed, tmp_path / "c.zarr", memory="1kB")
+    xr.testing.assert_identical(
+        xr.open_dataarray(tmp_path / "c.zarr", engine="zarr", consolidated=False), unnamed
+    )
+    with pytest.raises(ValueError, match="mode must be 'w-' or 'w', got 'a'"):
+        daskpad.xarray.to_zarr(ds, tmp_path / "a.zarr", mode="a")
+    with pytest.raises(ValueError, match="memory must be a positive number of bytes"):
+        daskpad.xarray.to_zarr(ds, tmp_path / "d.zarr", memory="lots")
