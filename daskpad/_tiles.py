@@ -352,7 +352,8 @@ def to_zarr(
     tile of output blocks is stored in its own computation and reads about ``memory`` bytes
     of input at most: its own blocks and the neighbouring block its edges may read along
     every axis (so the input blocks along tile edges are read twice), plus, for a tile at
-    the array's edge, the blocks its pad is taken from (for ``wrap``, at the far edge).
+    the array's edge, the blocks its pad is taken from (for ``wrap``, at the far edge;
+    for a statistic of the whole axis, the whole axis, read again by every edge tile).
     It works for any dask array in chunks zarr can store.
 
     Parameters
