@@ -130,22 +130,23 @@ def parse_chunks(texts: Iterable[str]) -> tuple[str, dict[str, int]]:
     return policy, sizes
 
 
+def parse_memory(text: str) -> int:
+    """``--memory SIZE``: bytes, as ``2GB``, ``512MiB`` or ``1e9``.
+
+    >>> parse_memory("512MiB")
+    536870912
+    """
+    from ._tiles import memory_budget
+
+    try:
+        return memory_budget(text)
+    except ValueError:
+        raise CliError(f"--memory expects a size such as 2GB or 512MiB, got {text!r}") from None
+
+
 # --------------------------------------------------------------------------------------
 # Paths: what SRC is, whether DST may be written
 # --------------------------------------------------------------------------------------
-def parse_memory(text: str) -> int:
-    """``--memory SIZE``: bytes, as ``2GB``, ``512MiB`` or ``1e9``."""
-    from dask.utils import parse_bytes
-
-    try:
-        n = int(parse_bytes(text))
-    except (ValueError, TypeError):
-        n = -1
-    if n <= 0:
-        raise CliError(f"--memory expects a size such as 2GB or 512MiB, got {text!r}")
-    return n
-
-
 def looks_like_zarr(path: Path) -> bool:
     """A directory with zarr metadata at its top."""
     return path.is_dir() and any((path / m).is_file() for m in _ZARR_MARKERS)
