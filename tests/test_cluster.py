@@ -146,6 +146,26 @@ def _compute_in_worker(payload: bytes) -> tuple[np.ndarray, int]:
     return da.core.concatenate3(dask.get(graph, keys)), os.getpid()
 
 
+@pytest.mark.parametrize("mode", ["reflect", "wrap"])
+def test_tiled_writers_on_process_workers(client, tmp_path, mode):
+    xr = pytest.importorskip("xarray")
+    x = da.random.default_rng(7).random((300, 260), chunks=50)
+    expected = np.pad(x.compute(), 7, mode=mode)
+    y = daskpad.pad(x, 7, mode=mode, chunks="regular")
+    # tiles of 2 x 2 blocks: the zarr array travels to the workers in each tile's tasks
+    z = daskpad.to_zarr(y, tmp_path / "a.zarr", memory=9 * 50 * 50 * 8)
+    np.testing.assert_array_equal(z[...], expected)
+    ds = xr.Dataset({"v": (("r", "c"), x)}).pad2(r=7, c=7, mode=mode, chunks="regular")
+    daskpad.xarray.to_zarr(ds, tmp_path / "b.zarr", memory="40kB", zarr_format=2)
+    np.testing.assert_array_equal(xr.open_zarr(tmp_path / "b.zarr").v.values, expected)
+    # the blocks were written by the cluster's workers
+    assert client.run_on_scheduler(_has_task_prefix, "write_block")
+
+
+def _has_task_prefix(prefix, dask_scheduler=None):
+    return prefix in dask_scheduler.task_prefixes
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_collection_itself_pickles(name):
     """A padded array can be pickled whole (to hand to a worker, cache or checkpoint it),
