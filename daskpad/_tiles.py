@@ -16,11 +16,13 @@ and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask a
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
 import sys
 import time
+import uuid
 from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -220,23 +222,58 @@ def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
     """Compute each job (a list of dask collections writing one tile) in its own
     computation: a tile's input is released before the next tile starts.
 
-    ``dask.compute`` runs it on the default scheduler, a distributed client's cluster when
-    there is one. (Not ``client.compute``: of ``dask.array.store``'s graphs for these tiles
-    it failed in distributed's scheduler with a KeyError for an input key, distributed
-    2026.8.)
+    It runs on the default scheduler, a distributed client's cluster when there is one.
+    There each tile's tasks get keys of their own (:func:`fresh_keys`): neighbouring tiles
+    read the same input blocks, and a graph that names keys the scheduler is still releasing
+    from the previous tile can fail in distributed's scheduler (a KeyError for an input
+    key, distributed 2026.8; dask/dask#9888).
     """
     import dask
+    from dask.base import get_scheduler
 
     bar = TileProgress(ntiles) if progress else None
     for writes in jobs:
-        if bar is None:
-            dask.compute(*writes)
-            continue
-        with bar.callback():
-            dask.compute(*writes)
-        bar.tile_done()
+        schedule = get_scheduler(collections=writes)
+        with bar.callback() if bar is not None else contextlib.nullcontext():
+            if _is_distributed(schedule):
+                schedule(*fresh_keys(writes))
+            else:
+                dask.compute(*writes)
+        if bar is not None:
+            bar.tile_done()
     if bar is not None:
         bar.finish()
+
+
+def _is_distributed(schedule: Any) -> bool:
+    """Whether ``schedule`` (from ``dask.base.get_scheduler``) is a distributed client's."""
+    client = getattr(schedule, "__self__", None)
+    return type(client).__module__.startswith("distributed")
+
+
+def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
+    """The graph that computes ``collections`` (optimised as ``dask.compute`` does) with
+    every key renamed to one no other computation uses, and its output keys."""
+    from dask._task_spec import convert_legacy_graph
+    from dask.base import collections_to_expr
+    from dask.core import flatten
+
+    expr = collections_to_expr(list(collections), optimize_graph=True).optimize()
+    dsk = convert_legacy_graph(dict(expr.__dask_graph__()))
+    suffix = uuid.uuid4().hex
+    names: dict[str, str] = {}
+
+    def rename(key: Any) -> Any:
+        if isinstance(key, tuple):
+            return (rename(key[0]), *key[1:])
+        new = names.get(key)
+        if new is None:
+            new = names[key] = f"{key}-{suffix}"
+        return new
+
+    subs = {key: rename(key) for key in dsk}
+    graph = {subs[key]: node.substitute(subs, key=subs[key]) for key, node in dsk.items()}
+    return graph, [subs[key] for key in flatten(expr.__dask_keys__())]
 
 
 def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any]:

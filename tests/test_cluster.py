@@ -149,6 +149,8 @@ def _compute_in_worker(payload: bytes) -> tuple[np.ndarray, int]:
 @pytest.mark.parametrize("mode", ["reflect", "wrap"])
 def test_tiled_writers_on_process_workers(client, tmp_path, mode):
     xr = pytest.importorskip("xarray")
+    graphs = _GraphKeys(f"daskpad-graph-keys-{mode}")
+    client.register_plugin(graphs)
     x = da.random.default_rng(7).random((300, 260), chunks=50)
     expected = np.pad(x.compute(), 7, mode=mode)
     y = daskpad.pad(x, 7, mode=mode, chunks="regular")
@@ -160,6 +162,26 @@ def test_tiled_writers_on_process_workers(client, tmp_path, mode):
     np.testing.assert_array_equal(xr.open_zarr(tmp_path / "b.zarr").v.values, expected)
     # the blocks were written by the cluster's workers
     assert client.run_on_scheduler(_has_task_prefix, "write_block")
+    # every tile's graph had keys of its own, though neighbouring tiles read the same input
+    # blocks: the scheduler could still be releasing the previous tile's keys
+    seen = client.run_on_scheduler(_graph_keys, graphs.name)
+    assert len(seen) >= 8  # the tiles of both writers
+    assert sum(map(len, seen)) == len(set().union(*seen))
+
+
+class _GraphKeys(distributed.diagnostics.plugin.SchedulerPlugin):
+    """Records the keys of every graph the scheduler receives."""
+
+    def __init__(self, name):
+        self.name = name
+        self.graphs = []
+
+    def update_graph(self, scheduler, *, tasks, **kwargs):
+        self.graphs.append(sorted(map(str, tasks)))
+
+
+def _graph_keys(name, dask_scheduler=None):
+    return [set(g) for g in dask_scheduler.plugins[name].graphs]
 
 
 def _has_task_prefix(prefix, dask_scheduler=None):

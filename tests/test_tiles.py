@@ -222,6 +222,25 @@ def test_progress_bar_counts_tiles(capsys):
     assert "100% Completed | tile 4 of 4" in out and out.endswith("\n")
 
 
+@pytest.mark.parametrize("mode", ["reflect", "mean"])
+def test_fresh_keys_rename_every_key_and_compute_the_same(mode):
+    """What the tiled writers send a distributed scheduler per tile: the optimised graph
+    under keys no other computation uses, computing the same values."""
+    a = np.arange(35 * 40).reshape(35, 40)
+    y = daskpad.pad(da.from_array(a, chunks=(9, 7)), 5, mode=mode, chunks="regular")
+    parts = [y[6:30, 10:].sum(), y[:9, :21].max(), y[20:, 3:9]]
+    graph, keys = _tiles.fresh_keys(parts)
+    again, _ = _tiles.fresh_keys(parts)
+    before = {key for part in parts for key in dict(part.__dask_graph__())}
+    assert graph and not set(graph) & before and not set(graph) & set(again)
+    assert len(keys) == 2 + math.prod(y[20:, 3:9].numblocks)
+    got = dask.get(graph, keys)
+    total, top, *blocks = got
+    want = np.pad(a, 5, mode=mode)
+    assert total == want[6:30, 10:].sum() and top == want[:9, :21].max()
+    assert sum(b.size for b in blocks) == want[20:, 3:9].size
+
+
 def test_default_memory_is_at_most_2_gib():
     assert 0 < _tiles.default_memory() <= 2**31
 
