@@ -84,6 +84,7 @@ import numpy as np
 import daskpad
 from daskpad._graph import regular_chunks
 from daskpad._modes import MODES
+from daskpad._tiles import zarr_can_store
 
 HERE = Path(__file__).resolve().parent
 ALL_MODES = sorted(MODES)
@@ -467,7 +468,7 @@ def _pipeline_geometry(cfg, cluster: bool = False):
 def _store(y: da.Array, where: str, regular: tuple[tuple[int, ...], ...]) -> None:
     """Write ``y`` to a new zarr store, first rechunked to ``regular`` unless zarr can take
     its chunks as they are."""
-    if any(len(set(c[:-1])) > 1 or (len(c) > 1 and c[-1] > c[0]) for c in y.chunks):
+    if not zarr_can_store(y.chunks):
         y = y.rechunk(regular)
     da.to_zarr(y, where, compressors=None, overwrite=True)
 

@@ -280,13 +280,11 @@ def check_dims(flag: str, names: Iterable[Hashable], ds: Any) -> None:
 def irregular_variables(ds: Any) -> list[str]:
     """Names of dask-backed variables whose chunks zarr cannot store (all equal but a
     smaller last one, along every dimension)."""
-    bad = []
-    for name, var in ds.variables.items():
-        for c in var.chunks or ():
-            if len(c) > 1 and (len(set(c[:-1])) > 1 or c[-1] > c[0]):
-                bad.append(str(name))
-                break
-    return bad
+    from ._tiles import zarr_can_store
+
+    return [
+        str(name) for name, var in ds.variables.items() if not zarr_can_store(var.chunks or ())
+    ]
 
 
 def prepare_for_zarr(ds: Any, same_format: bool) -> Any:

@@ -41,6 +41,12 @@ def default_memory() -> int:
     return min(2**31, quarter)
 
 
+def zarr_can_store(chunks: Chunks) -> bool:
+    """Whether zarr can store blocks of these chunks as its own: along every axis all equal
+    but a smaller last one."""
+    return not any(len(c) > 1 and (len(set(c[:-1])) > 1 or c[-1] > c[0]) for c in chunks)
+
+
 def memory_budget(memory: int | str | None) -> int:
     """``memory=`` of the public writers: bytes, a size such as ``"512MB"``, or ``None``
     for :func:`default_memory`."""
@@ -335,7 +341,19 @@ def write_tiled(
             var.load()  # a scalar: written with the metadata
     ds.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
     root: Any = zarr.open_group(store, mode="r+")
-    fmt = kwargs.get("zarr_format")
+    fmt = root.metadata.zarr_format
+    # the zarr arrays written straight, opened and checked once
+    targets = {}
+    for group, _ in the_plan.shapes:
+        for name in group.names:
+            var = ds.variables[name]
+            if not group.dims or needs_encoding(var):
+                continue
+            target = targets[name] = root[str(name)]
+            if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
+                raise RuntimeError(  # xarray made the array; this would be a daskpad bug
+                    f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
+                )
 
     def jobs() -> Iterator[list[Any]]:
         for group, region in the_plan.regions():
@@ -347,17 +365,12 @@ def write_tiled(
             encoded = {}
             for name in group.names:
                 var = ds.variables[name]
-                if needs_encoding(var):
+                if name in targets:
+                    writes += write_region(var.data, targets[name], where)
+                else:
                     # attrs too: the store has them, and xarray's region write takes the
                     # encoding from the store (an undecoded _FillValue attr would clash)
                     encoded[name] = xr.Variable(var.dims, var.data[where])
-                    continue
-                target = root[str(name)]
-                if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
-                    raise RuntimeError(  # xarray made the array; this would be a daskpad bug
-                        f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
-                    )
-                writes += write_region(var.data, target, where)
             if encoded:
                 writes.append(
                     xr.Dataset(encoded).to_zarr(
@@ -371,7 +384,6 @@ def write_tiled(
             yield writes
 
     store_tiles(jobs(), the_plan.ntiles, progress)
-    fmt = root.metadata.zarr_format
     if consolidated or (consolidated is None and fmt == 2):
         zarr.consolidate_metadata(store, zarr_format=fmt)
 
@@ -428,7 +440,7 @@ def to_zarr(
     import zarr
 
     chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
-    if any(len(c) > 1 and (len(set(c[:-1])) > 1 or c[-1] > c[0]) for c in chunks):
+    if not zarr_can_store(chunks):
         raise ValueError(
             f"zarr needs chunks all equal but a smaller last one, got {chunks}; pad with "
             'chunks="regular" (or "even"), or rechunk first'

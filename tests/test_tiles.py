@@ -241,6 +241,22 @@ def test_fresh_keys_rename_every_key_and_compute_the_same(mode):
     assert sum(b.size for b in blocks) == want[20:, 3:9].size
 
 
+@pytest.mark.parametrize(
+    "chunks, ok",
+    [
+        (((4, 4, 2), (3,)), True),
+        (((4,), (0,)), True),
+        ((), True),
+        (((4, 4, 4),), True),
+        (((2, 4, 4),), False),  # a thin first chunk (the default policy's pad slab)
+        (((4, 4, 5),), False),  # a last chunk larger than the others
+        (((4, 3, 4),), False),
+    ],
+)
+def test_zarr_can_store(chunks, ok):
+    assert _tiles.zarr_can_store(chunks) is ok
+
+
 def test_default_memory_is_at_most_2_gib():
     assert 0 < _tiles.default_memory() <= 2**31
 
