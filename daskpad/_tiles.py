@@ -29,6 +29,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from ._kernels import repeat_block
+
 Chunks = tuple[tuple[int, ...], ...]
 
 
@@ -125,11 +127,9 @@ def tiles(chunks: Chunks, shape: Sequence[int]) -> Iterator[tuple[slice, ...]]:
 
 @dataclass(frozen=True)
 class Plan:
-    """How the dask-backed variables are written: per group, its tile shape; and why the
-    dataset is written in one piece however big it is (``None``: tiles where needed)."""
+    """How the dask-backed variables are written: per group, its tile shape."""
 
     shapes: tuple[tuple[Group, tuple[int, ...]], ...]
-    why_whole: str | None = None
 
     @property
     def ntiles(self) -> int:
@@ -149,24 +149,17 @@ class Plan:
                 yield g, dict(zip(g.dims, slices))
 
 
-def plan(
-    ds: Any, padded_dims: Collection[Hashable], budget: int, reads_whole_axes: bool = False
-) -> Plan:
+def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
     """Tiles for writing ``ds`` holding about ``budget`` bytes of input at once; a padded
-    dimension counts one more block per tile (the neighbour its edge block reads).
-
-    One tile, the whole dataset, when the pad ``reads_whole_axes`` (a statistic without
-    ``stat_length``: every tile at an edge would read the whole axis again); then
-    :attr:`Plan.why_whole` says so.
-    """
-    why = "a statistic of the whole axis reads every block along it" if reads_whole_axes else None
+    dimension counts one more block per tile (the neighbour its edge block reads). The
+    statistics a pad repeats are not counted: the writers settle them first
+    (:func:`settle_statistics`)."""
     out = []
     for g in groups(ds):
         numblocks = [len(c) for c in g.chunks]
         halo = [int(d in padded_dims and len(c) > 1) for d, c in zip(g.dims, g.chunks)]
-        shape = tuple(numblocks) if why else tile_shape(numblocks, halo, g.block_bytes, budget)
-        out.append((g, shape))
-    return Plan(tuple(out), why)
+        out.append((g, tile_shape(numblocks, halo, g.block_bytes, budget)))
+    return Plan(tuple(out))
 
 
 class TileProgress:
@@ -234,21 +227,26 @@ def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
     from the previous tile can fail in distributed's scheduler (a KeyError for an input
     key, distributed 2026.8; dask/dask#9888).
     """
-    import dask
-    from dask.base import get_scheduler
-
     bar = TileProgress(ntiles) if progress else None
     for writes in jobs:
-        schedule = get_scheduler(collections=writes)
         with bar.callback() if bar is not None else contextlib.nullcontext():
-            if _is_distributed(schedule):
-                schedule(*fresh_keys(writes))
-            else:
-                dask.compute(*writes)
+            compute_apart(writes)
         if bar is not None:
             bar.tile_done()
     if bar is not None:
         bar.finish()
+
+
+def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
+    """``dask.compute(*collections)``; on a distributed cluster, under keys of their own
+    (:func:`fresh_keys`), the results in the order of the collections' flattened keys."""
+    import dask
+    from dask.base import get_scheduler
+
+    schedule = get_scheduler(collections=collections)
+    if _is_distributed(schedule):
+        return list(schedule(*fresh_keys(collections)))
+    return dask.compute(*collections)
 
 
 def _is_distributed(schedule: Any) -> bool:
@@ -280,6 +278,104 @@ def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
     subs = {key: rename(key) for key in dsk}
     graph = {subs[key]: node.substitute(subs, key=subs[key]) for key, node in dsk.items()}
     return graph, [subs[key] for key in flatten(expr.__dask_keys__())]
+
+
+def settle_statistics(arrays: Sequence[Any], budget: int) -> list[Any]:
+    """``arrays`` with the statistics their pad blocks repeat (modes maximum, mean, median,
+    minimum) computed now and put into their graphs as data.
+
+    A statistic of the whole axis reads every block along it. Left in the graph, every
+    tile at the array's edge would read the axis again; settled first, the statistics are
+    read once per padded axis, and a tile reads only its own blocks. They are computed
+    axis after axis (a later axis's statistic reads the earlier pads), a few face blocks
+    per computation: those whose lines add up to about ``budget`` bytes of input (a median
+    holds its whole lines). Arrays without statistics, or whose graphs are not layered
+    (dask's array query planning), are returned as they are.
+    """
+    from dask.highlevelgraph import HighLevelGraph
+
+    out = list(arrays)
+    pending: dict[int, set[str]] = {}
+    for i, x in enumerate(out):
+        graph = x.__dask_graph__()
+        if isinstance(graph, HighLevelGraph):
+            names = {
+                d
+                for name, deps in graph.dependencies.items()
+                if name.startswith(_REPEAT_LAYER)
+                for d in deps
+                if not d.startswith(_INDEX)
+            }
+            if names:
+                pending[i] = names
+    settled: dict[str, Any] = {}  # statistic layer -> its values, as a layer
+    while pending:
+        for i, names in pending.items():
+            graph = out[i].__dask_graph__()
+            for name in names:
+                if name in settled or _reads_any(graph, name, names - {name}):
+                    continue
+                settled[name] = _settle_layer(graph, name, out[i].nbytes, budget)
+        for i, names in list(pending.items()):
+            out[i] = _with_layers(out[i], {n: settled[n] for n in names if n in settled})
+            pending[i] = names - set(settled)
+            if not pending[i]:
+                del pending[i]
+    return out
+
+
+def _reads_any(graph: Any, name: str, others: set[str]) -> bool:
+    """Whether layer ``name`` of ``graph`` depends, at any depth, on one of ``others``."""
+    seen, stack = set(), [name]
+    while stack:
+        for dep in graph.dependencies[stack.pop()]:
+            if dep in others:
+                return True
+            if dep not in seen:
+                seen.add(dep)
+                stack.append(dep)
+    return False
+
+
+def _settle_layer(graph: Any, name: str, nbytes: int, budget: int) -> Any:
+    """The values of layer ``name``, as a materialised layer: computed a few keys at a time,
+    each key (a face block of whole lines) reading about ``nbytes / keys`` of input."""
+    from dask.delayed import Delayed
+    from dask.highlevelgraph import MaterializedLayer
+
+    keys = sorted(graph.layers[name].get_output_keys(), key=str)
+    per = max(1, budget * len(keys) // max(nbytes, 1))
+    values: dict[Any, Any] = {}
+    for start in range(0, len(keys), per):
+        batch = keys[start : start + per]
+        results = compute_apart([Delayed(key, graph, layer=name) for key in batch])
+        values.update(zip(batch, results))
+    return MaterializedLayer(values)
+
+
+def _with_layers(x: Any, layers: Mapping[str, Any]) -> Any:
+    """``x`` with some layers of its graph replaced by materialised ones (no dependencies)."""
+    from dask.highlevelgraph import HighLevelGraph
+
+    if not layers:
+        return x
+    graph = x.__dask_graph__()
+    new = {**graph.layers, **layers}
+    needs = {name: set() if name in layers else set(d) for name, d in graph.dependencies.items()}
+    return da_array(HighLevelGraph(new, needs), x)
+
+
+# the layers of daskpad's graph that repeat a statistic into pad blocks (named after their
+# kernel), and the tiny block-index layers they also read (see daskpad._graph.build_stat)
+_REPEAT_LAYER = f"{repeat_block.__name__}-"
+_INDEX = "pad-index-"
+
+
+def da_array(graph: Any, like: Any) -> Any:
+    """A dask array of ``graph`` with the name, chunks and meta of ``like``."""
+    import dask.array as da
+
+    return da.Array(graph, like.name, like.chunks, meta=like._meta)
 
 
 def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any]:
@@ -339,6 +435,11 @@ def write_tiled(
     for var in ds.variables.values():
         if var.chunks is not None and var.ndim == 0:
             var.load()  # a scalar: written with the metadata
+    if the_plan.ntiles > 1:
+        lazy = [v for v in ds.variables.values() if v.chunks is not None and v.ndim]
+        budget = max(g.block_bytes * math.prod(k) for g, k in the_plan.shapes)
+        for var, settled in zip(lazy, settle_statistics([v.data for v in lazy], budget)):
+            var.data = settled
     ds.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
     root: Any = zarr.open_group(store, mode="r+")
     fmt = root.metadata.zarr_format
@@ -401,8 +502,10 @@ def to_zarr(
     tile of output blocks is stored in its own computation and reads about ``memory`` bytes
     of input at most: its own blocks and the neighbouring block its edges may read along
     every axis (so the input blocks along tile edges are read twice), plus, for a tile at
-    the array's edge, the blocks its pad is taken from (for ``wrap``, at the far edge;
-    for a statistic of the whole axis, the whole axis, read again by every edge tile).
+    the array's edge, the blocks its pad is taken from (for ``wrap``, at the far edge).
+    The statistics a pad repeats (maximum, mean, median, minimum) are computed first, in one
+    pass over what they read, so a statistic of the whole axis is read once, not by every
+    tile at an edge.
     It works for any dask array in chunks zarr can store.
 
     Parameters
@@ -458,6 +561,8 @@ def to_zarr(
         **kwargs,
     )
     regions = list(tiles(chunks, shape))
+    if len(regions) > 1:
+        (x,) = settle_statistics([x], budget)
     store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
     return z
 

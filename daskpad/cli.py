@@ -139,16 +139,13 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     src, kind, ds, padded = _open_and_pad(
         args, check=lambda: check_destination(Path(args.src), dst, args.overwrite)
     )
-    whole_axes = MODES[args.mode].stat is not None and args.stat_length is None
-    tiling = plan_tiles(padded, parse_widths(args.width), memory, whole_axes)
+    tiling = plan_tiles(padded, parse_widths(args.width), memory)
     how = (
         ""
         if tiling.whole
         else f" in {tiling.ntiles} tiles, each reading at most {fmt_bytes(memory)} of input "
         "(--memory; the input blocks at tile edges are read twice)"
     )
-    if tiling.why_whole and args.memory is not None:
-        print(f"daskpad: note: --memory not applied, {tiling.why_whole}", file=sys.stderr)
     if args.dry_run:
         rc = _info(args)
         print(

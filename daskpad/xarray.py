@@ -714,9 +714,9 @@ def to_zarr(
     written first, with the metadata, and a zarr v2 store is consolidated at the end
     (``consolidated=True`` or ``False`` decides for any format). Variables xarray encodes
     (CF packing, times, strings) are written with xarray's region writes, so the store
-    holds what ``obj.to_zarr`` would. A pad by a statistic of the whole axis
-    (``stat_length=None``) makes every tile at an edge read the whole axis again: such a
-    dataset is better written in one piece (``obj.to_zarr``) or with a larger ``memory``.
+    holds what ``obj.to_zarr`` would. The statistics a pad repeats (maximum, mean, median,
+    minimum) are computed first, in one pass over what they read, so a statistic of the
+    whole axis is read once rather than by every tile at an edge.
 
     Parameters
     ----------
