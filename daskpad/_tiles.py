@@ -168,8 +168,11 @@ class TileProgress:
 
     width = 40
 
-    def __init__(self, ntiles: int, out: TextIO | None = None, every: float = 0.1):
+    def __init__(
+        self, ntiles: int, out: TextIO | None = None, every: float = 0.1, what: str = "tile"
+    ):
         self.ntiles = ntiles
+        self.what = what
         self.out = sys.stdout if out is None else out
         self.every = every
         self.done_tiles = 0
@@ -206,7 +209,7 @@ class TileProgress:
         frac = min((self.done_tiles + within) / self.ntiles, 1.0)
         hashes = "#" * int(self.width * frac)
         self.out.write(
-            f"\r[{hashes:<{self.width}}] | {frac:4.0%} Completed | tile "
+            f"\r[{hashes:<{self.width}}] | {frac:4.0%} Completed | {self.what} "
             f"{min(self.done_tiles + 1, self.ntiles)} of {self.ntiles} | "
             f"{now - self.start:.1f}s"
         )
@@ -280,7 +283,7 @@ def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
     return graph, [subs[key] for key in flatten(expr.__dask_keys__())]
 
 
-def settle_statistics(arrays: Sequence[Any], budget: int) -> list[Any]:
+def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False) -> list[Any]:
     """``arrays`` with the statistics their pad blocks repeat (modes maximum, mean, median,
     minimum) computed now and put into their graphs as data.
 
@@ -290,7 +293,8 @@ def settle_statistics(arrays: Sequence[Any], budget: int) -> list[Any]:
     axis after axis (a later axis's statistic reads the earlier pads), a few face blocks
     per computation: those whose lines add up to about ``budget`` bytes of input (a median
     holds its whole lines). Arrays without statistics, or whose graphs are not layered
-    (dask's array query planning), are returned as they are.
+    (dask's array query planning), are returned as they are. ``progress``: one bar over
+    the computations.
     """
     from dask.highlevelgraph import HighLevelGraph
 
@@ -308,6 +312,17 @@ def settle_statistics(arrays: Sequence[Any], budget: int) -> list[Any]:
             }
             if names:
                 pending[i] = names
+    # keys per computation, for each statistic layer: a few face blocks of whole lines,
+    # each reading about the array's bytes over the layer's keys
+    per: dict[str, int] = {}
+    computations = 0
+    for i, names in pending.items():
+        graph = out[i].__dask_graph__()
+        for name in names - set(per):
+            nkeys = len(graph.layers[name].get_output_keys())
+            per[name] = max(1, budget * nkeys // max(out[i].nbytes, 1))
+            computations += -(-nkeys // per[name])
+    bar = TileProgress(computations, what="statistics") if progress and per else None
     settled: dict[str, Any] = {}  # statistic layer -> its values, as a layer
     while pending:
         for i, names in pending.items():
@@ -315,12 +330,14 @@ def settle_statistics(arrays: Sequence[Any], budget: int) -> list[Any]:
             for name in names:
                 if name in settled or _reads_any(graph, name, names - {name}):
                     continue
-                settled[name] = _settle_layer(graph, name, out[i].nbytes, budget)
+                settled[name] = _settle_layer(graph, name, per[name], bar)
         for i, names in list(pending.items()):
             out[i] = _with_layers(out[i], {n: settled[n] for n in names if n in settled})
             pending[i] = names - set(settled)
             if not pending[i]:
                 del pending[i]
+    if bar is not None:
+        bar.finish()
     return out
 
 
@@ -337,19 +354,21 @@ def _reads_any(graph: Any, name: str, others: set[str]) -> bool:
     return False
 
 
-def _settle_layer(graph: Any, name: str, nbytes: int, budget: int) -> Any:
-    """The values of layer ``name``, as a materialised layer: computed a few keys at a time,
-    each key (a face block of whole lines) reading about ``nbytes / keys`` of input."""
+def _settle_layer(graph: Any, name: str, per: int, bar: TileProgress | None) -> Any:
+    """The values of layer ``name``, as a materialised layer, computed ``per`` keys at a
+    time."""
     from dask.delayed import Delayed
     from dask.highlevelgraph import MaterializedLayer
 
     keys = sorted(graph.layers[name].get_output_keys(), key=str)
-    per = max(1, budget * len(keys) // max(nbytes, 1))
     values: dict[Any, Any] = {}
     for start in range(0, len(keys), per):
         batch = keys[start : start + per]
-        results = compute_apart([Delayed(key, graph, layer=name) for key in batch])
+        with bar.callback() if bar is not None else contextlib.nullcontext():
+            results = compute_apart([Delayed(key, graph, layer=name) for key in batch])
         values.update(zip(batch, results))
+        if bar is not None:
+            bar.tile_done()
     return MaterializedLayer(values)
 
 
@@ -438,7 +457,8 @@ def write_tiled(
     if the_plan.ntiles > 1:
         lazy = [v for v in ds.variables.values() if v.chunks is not None and v.ndim]
         budget = max(g.block_bytes * math.prod(k) for g, k in the_plan.shapes)
-        for var, settled in zip(lazy, settle_statistics([v.data for v in lazy], budget)):
+        arrays = settle_statistics([v.data for v in lazy], budget, progress)
+        for var, settled in zip(lazy, arrays):
             var.data = settled
     ds.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
     root: Any = zarr.open_group(store, mode="r+")
@@ -562,7 +582,7 @@ def to_zarr(
     )
     regions = list(tiles(chunks, shape))
     if len(regions) > 1:
-        (x,) = settle_statistics([x], budget)
+        (x,) = settle_statistics([x], budget, progress)
     store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
     return z
 

@@ -275,6 +275,8 @@ def test_tiled_write_equals_the_whole_write(mode, mode_runs, sources, tmp_path):
     ntiles = int(lines[0].split(" in ")[1].split()[0])
     assert ntiles > 10
     assert f"100% Completed | tile {ntiles} of {ntiles}" in run.stdout
+    # the statistics a pad repeats are computed before the tiles, with a bar of their own
+    assert ("100% Completed | statistics " in run.stdout) == (mode in ("minimum", "median"))
     for name, dims in (("t", ("time", "lat", "lon")), ("n", ("lat", "lon"))):
         expected = np.pad(stored(sources[fmt], name), [WIDTHS[d] for d in dims], mode, **kwargs)
         np.testing.assert_array_equal(stored(dst, name), expected)
