@@ -137,6 +137,9 @@ def _layer_array(
     return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
 
 
+BLOCK_INDEX = "pad-index"  # the name prefix of block_index's layers
+
+
 def block_index(n: int) -> da.Array:
     """``arange(n)`` in chunks of one, block ``i`` holding ``i``: tells each task of a
     blockwise pad side which chunk it computes. A lazy layer (dask's ``arange`` makes a
@@ -145,7 +148,7 @@ def block_index(n: int) -> da.Array:
         return da.arange(n, chunks=1)
     meta = np.empty((0,), dtype=np.intp)
     return _layer_array(
-        "pad-index",
+        BLOCK_INDEX,
         tokenize(n),
         ((1,) * n,),
         lambda index: np.array(index[:1], dtype=np.intp),

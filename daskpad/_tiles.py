@@ -32,6 +32,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from ._assemble import BLOCK_INDEX
 from ._kernels import repeat_block
 
 Chunks = tuple[tuple[int, ...], ...]
@@ -381,23 +382,18 @@ def _with_layers(x: Any, layers: Mapping[str, Any]) -> Any:
 
     if not layers:
         return x
+    import dask.array as da
+
     graph = x.__dask_graph__()
     new = {**graph.layers, **layers}
     needs = {name: set() if name in layers else set(d) for name, d in graph.dependencies.items()}
-    return da_array(HighLevelGraph(new, needs), x)
+    return da.Array(HighLevelGraph(new, needs), x.name, x.chunks, meta=x._meta)
 
 
 # the layers of daskpad's graph that repeat a statistic into pad blocks (named after their
 # kernel), and the tiny block-index layers they also read (see daskpad._graph.build_stat)
 _REPEAT_LAYER = f"{repeat_block.__name__}-"
-_INDEX = "pad-index-"
-
-
-def da_array(graph: Any, like: Any) -> Any:
-    """A dask array of ``graph`` with the name, chunks and meta of ``like``."""
-    import dask.array as da
-
-    return da.Array(graph, like.name, like.chunks, meta=like._meta)
+_INDEX = f"{BLOCK_INDEX}-"
 
 
 def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any]:
@@ -526,8 +522,8 @@ def to_zarr(
     of input at most: its own blocks and the neighbouring block its edges may read along
     every axis (so the input blocks along tile edges are read twice), plus, for a tile at
     the array's edge, the blocks its pad is taken from (for ``wrap``, at the far edge).
-    The statistics a pad repeats (maximum, mean, median, minimum) are computed first, in one
-    pass over what they read, so a statistic of the whole axis is read once, not by every
+    The statistics a pad repeats (maximum, mean, median, minimum) are computed first, axis
+    after axis, so a statistic of the whole axis is read once per padded axis, not by every
     tile at an edge.
     It works for any dask array in chunks zarr can store.
 

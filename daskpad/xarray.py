@@ -715,8 +715,8 @@ def to_zarr(
     (``consolidated=True`` or ``False`` decides for any format). Variables xarray encodes
     (CF packing, times, strings) are written with xarray's region writes, so the store
     holds what ``obj.to_zarr`` would. The statistics a pad repeats (maximum, mean, median,
-    minimum) are computed first, in one pass over what they read, so a statistic of the
-    whole axis is read once rather than by every tile at an edge.
+    minimum) are computed first, axis after axis, so a statistic of the whole axis is read
+    once per padded axis rather than by every tile at an edge.
 
     Parameters
     ----------
