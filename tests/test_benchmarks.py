@@ -84,5 +84,11 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     # cli: the command ran in one piece and tile by tile, with its peak memory
     for row in sections["cli"]:
         assert row["tiles"] > 1 and row["tiled RSS MB"] > 0 and row["whole s"] > 0, row
+    # big: every mode, the median over a short stat_length (a whole-axis one holds whole
+    # lines along each axis in turn)
+    big = {r["mode"] for r in sections["big"]}
+    assert "median stat_length=256" in big and "median" not in big, big
+    assert {"constant", "mean", "reflect", "wrap"} <= big, big
+    assert all(r["unpadded s"] > 0 for r in sections["big"])  # each its own baseline
     table = out.read_text()
     assert "| pipeline | mode |" in table and "wrong" in table
