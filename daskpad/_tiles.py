@@ -236,12 +236,22 @@ def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
     """
     bar = TileProgress(ntiles) if progress else None
     for writes in jobs:
-        with bar.callback() if bar is not None else contextlib.nullcontext():
+        with _step(bar):
             compute_apart(writes)
-        if bar is not None:
-            bar.tile_done()
     if bar is not None:
         bar.finish()
+
+
+@contextlib.contextmanager
+def _step(bar: TileProgress | None) -> Iterator[None]:
+    """One step of ``bar`` (``None``: no bar): drawn as the computation inside runs, then
+    counted done."""
+    if bar is None:
+        yield
+        return
+    with bar.callback():
+        yield
+    bar.tile_done()
 
 
 def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
@@ -368,11 +378,9 @@ def _settle_layer(graph: Any, name: str, per: int, bar: TileProgress | None) -> 
     values: dict[Any, Any] = {}
     for start in range(0, len(keys), per):
         batch = keys[start : start + per]
-        with bar.callback() if bar is not None else contextlib.nullcontext():
+        with _step(bar):
             results = compute_apart([Delayed(key, graph, layer=name) for key in batch])
         values.update(zip(batch, results))
-        if bar is not None:
-            bar.tile_done()
     return MaterializedLayer(values)
 
 
