@@ -6,11 +6,12 @@
 
 from importlib.util import find_spec
 
+from ._modes import edge_function
 from ._pad import pad
 from ._tiles import to_zarr
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "pad", "to_zarr"]
+__all__ = ["__version__", "edge_function", "pad", "to_zarr"]
 
 if find_spec("xarray") is not None:
     # (imported by name: a plain ``import xarray`` here would bind ``daskpad.xarray`` to

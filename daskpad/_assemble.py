@@ -264,6 +264,55 @@ class Grid:
         some = next(iter(results.values()))
         return _layer_array("pad-stat", token, chunks, make, list(results.values()), some._meta)
 
+    def side_from_spans(
+        self,
+        axis: int,
+        chunks: tuple[int, ...],
+        offset: int,
+        spans: Callable[[int, int], list[tuple[int, int, int]]],
+        kernel: Callable[..., Any],
+        kwargs: Mapping[str, Any],
+    ) -> da.Array:
+        """The blocks of one pad side along ``axis`` (not padded yet), in one lazy layer:
+        ``chunks`` along the axis, starting at padded position ``offset``, the face blocks
+        of the grid elsewhere. The block at padded positions ``[start, stop)`` is
+        ``kernel(*pieces, piece_starts=, start=, stop=, **kwargs)``, where the pieces are
+        ``spans(start, stop)``: ``(c, lo, hi)``, the elements ``lo:hi`` of the axis, which
+        lie in the grid's block ``c`` along it (cut inside the task: no task per slice).
+        """
+        import functools
+
+        padded = tuple(self.padded)
+        chunk_starts = np.cumsum((0, *self.chunks[axis]), dtype=np.int64).tolist()
+        bounds = np.cumsum((offset, *chunks), dtype=np.int64).tolist()
+        out_chunks = tuple(tuple(chunks) if i == axis else c for i, c in enumerate(self.chunks))
+
+        def make(index: tuple[int, ...]) -> Any:
+            start, stop = bounds[index[axis]], bounds[index[axis] + 1]
+            found = spans(start, stop)
+            keys = []
+            for c, _lo, _hi in found:
+                at = tuple(c if j == axis else i for j, i in enumerate(index))
+                keys.append(self._source(padded, at))
+            call = functools.partial(
+                k.cut_then,
+                kernel=kernel,
+                axis=axis,
+                cuts=tuple((lo - chunk_starts[c], hi - chunk_starts[c]) for c, lo, hi in found),
+                piece_starts=tuple(lo for _c, lo, _hi in found),
+                start=start,
+                stop=stop,
+                **kwargs,
+            )
+            return (call, *keys)
+
+        token = tokenize(
+            self.x.name, [_names(p) for p in padded], axis, chunks, offset, kernel, kwargs
+        )
+        return _layer_array(
+            f"{kernel.__name__}-side", token, out_chunks, make, self._dependencies(), self.meta
+        )
+
     # -- growing the grid --------------------------------------------------------------
 
     def add(self, axis: int, before: da.Array | None, after: da.Array | None) -> None:
@@ -509,19 +558,3 @@ class _Pieces:
             if start == stop:
                 break
         return parts
-
-
-def merge_slivers(grid: Chunks, padded_axes: Mapping[int, tuple[int, int]]) -> Chunks:
-    """The ``"merge"`` policy: the thin outer pad chunk of each side joins its neighbour
-    (the edge chunk when the pad is narrower than it), so no chunk smaller than its
-    neighbour is left at the ends of an axis and none grows beyond twice the edge chunk."""
-    out = []
-    for axis, chunks in enumerate(grid):
-        before, after = padded_axes.get(axis, (0, 0))
-        c = list(chunks)
-        if before and len(c) > 1 and c[0] < c[1]:
-            c[0:2] = [c[0] + c[1]]
-        if after and len(c) > 1 and c[-1] < c[-2]:
-            c[-2:] = [c[-2] + c[-1]]
-        out.append(tuple(c))
-    return tuple(out)

@@ -20,50 +20,29 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-import dask
 import dask.array as da
 import numpy as np
 from dask.array.core import PerformanceWarning, normalize_chunks
 from dask.array.utils import meta_from_array
-from dask.utils import parse_bytes
 
 from . import _kernels as k
-from ._assemble import (
-    Grid,
-    block_index,
-    blocks_from_nothing,
+from ._assemble import Grid, block_index, blocks_from_nothing, query_planning, regrid
+from ._chunks import (
+    AFTER,
+    BEFORE,
+    chunk_budget,
+    face_nbytes,
     merge_slivers,
-    query_planning,
-    regrid,
+    output_chunks,
+    pad_layout,
 )
-from ._modes import MODES
+from ._modes import MODES, EdgeFunction
 from ._normalize import AxisPlan, PadPlan
 
 Sides = tuple[da.Array | None, da.Array | None]
+SideChunks = tuple[tuple[int, ...], tuple[int, ...]]  # a pad side's chunks, before and after
 # Builders read the array padded so far through a Grid: its chunks, dtype, meta and slabs.
 Frame = Grid
-
-BEFORE, AFTER = 0, 1
-
-
-def chunk_budget() -> int:
-    """Bytes one task may hold per input or output block: dask's ``array.chunk-size``."""
-    return int(parse_bytes(dask.config.get("array.chunk-size")))
-
-
-def pad_chunks(width: int, neighbour: int, side: int) -> tuple[int, ...]:
-    """Chunks of a pad region: none larger than the neighbouring edge chunk.
-
-    The remainder goes to the outer end, so the blocks next to the data are full.
-    """
-    if width == 0:
-        return ()
-    limit = neighbour if neighbour > 0 else width
-    full, rest = divmod(width, limit)
-    chunks = (limit,) * full
-    if rest:
-        chunks = (rest, *chunks) if side == BEFORE else (*chunks, rest)
-    return chunks
 
 
 def _with_axis(
@@ -73,20 +52,16 @@ def _with_axis(
 
 
 def _per_pad_block(
-    x: Frame,
     ap: AxisPlan,
+    sides: SideChunks,
     make: Callable[[int, tuple[int, ...], int], da.Array],
 ) -> Sides:
     """For each side with a pad, ``make(side, chunks, offset)`` builds its blocks:
-    ``chunks`` along the axis, ``offset`` where the side starts in padded coordinates."""
-    axis, n = ap.axis, ap.length
-    chunks_k = x.chunks[axis]
+    ``chunks`` along the axis (from :func:`daskpad._chunks.pad_layout`), ``offset`` where
+    the side starts in padded coordinates."""
     result: list[da.Array | None] = []
-    for side, width, neighbour, offset in (
-        (BEFORE, ap.before, chunks_k[0] if chunks_k else 0, 0),
-        (AFTER, ap.after, chunks_k[-1] if chunks_k else 0, ap.before + n),
-    ):
-        result.append(make(side, pad_chunks(width, neighbour, side), offset) if width else None)
+    for side, width, offset in ((BEFORE, ap.before, 0), (AFTER, ap.after, ap.before + ap.length)):
+        result.append(make(side, sides[side], offset) if width else None)
     return result[0], result[1]
 
 
@@ -169,7 +144,7 @@ def _blockwise_along(
 # --------------------------------------------------------------------------------------
 
 
-def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
+def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """constant and empty: blocks made from nothing but the value."""
     empty = plan.fill_empty
 
@@ -195,52 +170,55 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
             fill=not empty,
         )
 
-    return _per_pad_block(x, ap, make)
+    return _per_pad_block(ap, sides, make)
 
 
-def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
+def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """edge, reflect, symmetric, wrap: each block reads the input elements it maps to."""
     assert plan.mode is not None
     program = k.fill_program(plan.mode.name, ap.length, ap.before, ap.after, plan.reflect_type)
     bounds = np.cumsum((0, *x.chunks[ap.axis]))
 
-    def pieces_for(start: int, stop: int) -> tuple[list[da.Array], tuple[int, ...]]:
-        """Slabs of the input elements padded positions ``[start, stop)`` map to: one
-        slice per input chunk they fall in, from the first to the last element needed."""
-        spans: dict[int, tuple[int, int]] = {}  # chunk -> (first, last + 1) needed in it
+    def spans(start: int, stop: int) -> list[tuple[int, int, int]]:
+        """The input elements padded positions ``[start, stop)`` map to, as one span
+        ``(chunk, lo, hi)`` per input chunk they fall in, from the first to the last
+        element needed there."""
+        found: dict[int, tuple[int, int]] = {}  # chunk -> (first, last + 1) needed in it
         for a, b in k.needed_ranges(program, start, stop):
             first = int(np.searchsorted(bounds, a, side="right")) - 1
             last = int(np.searchsorted(bounds, b - 1, side="right")) - 1
             for c in range(first, last + 1):
                 lo, hi = max(a, int(bounds[c])), min(b, int(bounds[c + 1]))
-                old = spans.get(c, (lo, hi))
-                spans[c] = (min(old[0], lo), max(old[1], hi))
-        pieces = [x.slab(ap.axis, lo, hi) for _, (lo, hi) in sorted(spans.items())]
-        return pieces, tuple(lo for _, (lo, _hi) in sorted(spans.items()))
+                old = found.get(c, (lo, hi))
+                found[c] = (min(old[0], lo), max(old[1], hi))
+        return [(c, lo, hi) for c, (lo, hi) in sorted(found.items())]
+
+    def layer(chunks: tuple[int, ...], offset: int, found: list[tuple[int, int, int]]) -> da.Array:
+        """Blocks ``chunks`` from ``offset`` on, each reading the slabs ``found``."""
+        pieces = [x.slab(ap.axis, lo, hi) for _c, lo, hi in found]
+        kwargs = dict(axis=ap.axis, piece_starts=tuple(lo for _c, lo, _hi in found))
+        kwargs["program"] = program
+        return _blockwise_chunks(k.gather_block, x, ap.axis, chunks, offset, pieces, kwargs)
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
-        pieces, starts = pieces_for(offset, offset + sum(chunks))
-        length = sum(p.shape[ap.axis] for p in pieces)
+        if not query_planning():
+            # each block reads only the grid blocks it maps to, cut inside its own task
+            kwargs = dict(program=program)
+            return x.side_from_spans(ap.axis, chunks, offset, spans, k.gather_block, kwargs)
+        side_spans = spans(offset, offset + sum(chunks))
+        length = sum(hi - lo for _c, lo, hi in side_spans)
         if len(chunks) == 1 or _face_block_nbytes(x, ap.axis, length) <= chunk_budget():
             # every block of this side reads the same few slabs: one layer for the side
-            kwargs = dict(axis=ap.axis, piece_starts=starts, program=program)
-            return _blockwise_chunks(k.gather_block, x, ap.axis, chunks, offset, pieces, kwargs)
+            return layer(chunks, offset, side_spans)
         # a side so wide that its slabs exceed the budget: each block reads only its own
-        blocks = []
-        for lo, hi in itertools.pairwise(np.cumsum((offset, *chunks))):
-            own, own_starts = pieces_for(int(lo), int(hi))
-            kwargs = dict(axis=ap.axis, piece_starts=own_starts, program=program)
-            blocks.append(
-                _blockwise_chunks(
-                    k.gather_block, x, ap.axis, (int(hi - lo),), int(lo), own, kwargs
-                )
-            )
+        limits = np.cumsum((offset, *chunks)).tolist()
+        blocks = [layer((hi - lo,), lo, spans(lo, hi)) for lo, hi in itertools.pairwise(limits)]
         return da.concatenate(blocks, axis=ap.axis)
 
-    return _per_pad_block(x, ap, make)
+    return _per_pad_block(ap, sides, make)
 
 
-def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
+def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """linear_ramp: each block from the edge element and one flag per side (numpy switches
     its arithmetic for the whole side when any ramp there has a zero step)."""
     axis, n = ap.axis, ap.length
@@ -274,12 +252,11 @@ def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
             k.ramp_block, x, axis, chunks, 0, [edges[side]], kwargs, [(flags[side], ())]
         )
 
-    return _per_pad_block(x, ap, make)
+    return _per_pad_block(ap, sides, make)
 
 
 def _face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:
-    face = [max(c) if c else 0 for i, c in enumerate(x.chunks) if i != axis]
-    return int(np.prod(face, dtype=np.int64)) * length * x.dtype.itemsize
+    return face_nbytes(x.chunks, axis, x.dtype.itemsize) * length
 
 
 def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Array:
@@ -356,7 +333,7 @@ def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
-def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
+def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """maximum, mean, median, minimum: one statistic per side and face block, repeated."""
     assert plan.mode is not None and plan.mode.stat is not None and ap.stat_length
     axis, n = ap.axis, ap.length
@@ -375,14 +352,43 @@ def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan) -> Sides:
         assert stat_ is not None
         return _blockwise_chunks(k.repeat_block, x, axis, chunks, 0, [stat_], dict(axis=axis))
 
-    return _per_pad_block(x, ap, make)
+    return _per_pad_block(ap, sides, make)
 
 
-BUILDERS: dict[str, Callable[[Frame, AxisPlan, PadPlan], Sides]] = {
+def build_edge_function(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
+    """A user function that promised to read only ``reads`` values next to each edge and
+    to write only the pads (:func:`daskpad.edge_function`): one task per face block calls
+    it on lines made of the pads and those values, and each side takes its pads."""
+    function = plan.function
+    assert isinstance(function, EdgeFunction)
+    axis, n = ap.axis, ap.length
+    reads = max(min(function.reads, n), 1)  # at least one value: the pieces carry the face
+    ranges = [(0, n)] if 2 * reads >= n else [(0, reads), (n - reads, n)]
+    kwargs = dict(
+        axis=axis,
+        length=n,
+        iaxis_pad_width=(ap.before, ap.after),
+        piece_starts=tuple(lo for lo, _hi in ranges),
+        function=function,
+        kwargs=plan.function_kwargs,
+    )
+    pieces = [x.slab(axis, lo, hi) for lo, hi in ranges]
+    pads = _blockwise_along(k.edge_function_pads, x, axis, ap.before + ap.after, pieces, kwargs)
+
+    def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
+        start = 0 if side == BEFORE else ap.before
+        part = pads[(slice(None),) * axis + (slice(start, start + sum(chunks)),)]
+        return part.rechunk(_with_axis(x, axis, chunks))
+
+    return _per_pad_block(ap, sides, make)
+
+
+BUILDERS: dict[str, Callable[[Frame, AxisPlan, PadPlan, SideChunks], Sides]] = {
     "fill": build_fill,
     "gather": build_gather,
     "ramp": build_ramp,
     "stat": build_stat,
+    "edge_function": build_edge_function,
 }
 
 
@@ -391,66 +397,47 @@ BUILDERS: dict[str, Callable[[Frame, AxisPlan, PadPlan], Sides]] = {
 # --------------------------------------------------------------------------------------
 
 
+def _views(
+    input_chunks: tuple[tuple[int, ...], ...], plan: PadPlan
+) -> Callable[[int, int], list[int] | None] | None:
+    """For the even copying modes, where each pad side must be cut so that every block is
+    a view of one input block (see :func:`daskpad._chunks.pad_layout`); None otherwise.
+    Each axis is padded after the earlier ones, which leaves its own chunks as they were."""
+    if plan.builder != "gather" or plan.reflect_type == "odd" or plan.mode is None:
+        return None
+    mode = plan.mode.name
+    if mode == "edge":
+        return None  # every edge block is a broadcast of one element: any cut will do
+
+    def align(axis: int, side: int) -> list[int] | None:
+        ap = plan.axes[axis]
+        program = k.fill_program(mode, ap.length, ap.before, ap.after, plan.reflect_type)
+        bounds = np.cumsum((0, *input_chunks[axis])).tolist()
+        end = ap.before + ap.length
+        start, stop = (0, ap.before) if side == BEFORE else (end, end + ap.after)
+        return (k.run_starts(program, bounds, start, stop) - start).tolist()
+
+    return align
+
+
 def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
-    """Pad every axis in numpy's order; each axis reads the result of the ones before."""
-    assert plan.mode is not None
-    builder = BUILDERS["fill" if plan.fill_empty else plan.mode.builder]
+    """Pad every axis in numpy's order; each axis reads the result of the ones before.
+
+    The pad sides' chunks come from :mod:`daskpad._chunks`: from the budget by default, cut
+    at the output chunks' boundaries when ``chunks`` asks for output chunks, so that each
+    output block is assembled from whole pad blocks and the input blocks it overlaps.
+    """
+    builder = BUILDERS[plan.builder]
+    widths = [(ap.before, ap.after) for ap in plan.axes]
+    target = output_chunks(chunks, x.chunks, plan.new_shape, x.dtype, widths)
+    layout = pad_layout(x.chunks, x.dtype.itemsize, widths, target, _views(x.chunks, plan))
     grid = Grid(x)
     for ap in plan.axes:
         if ap.padded:
-            grid.add(ap.axis, *builder(grid, ap, plan))
-    return grid.assemble(output_chunks(chunks, x, plan, tuple(grid.chunks)))
-
-
-def output_chunks(
-    chunks: Any, x: da.Array, plan: PadPlan, grid: tuple[tuple[int, ...], ...]
-) -> tuple[tuple[int, ...], ...] | None:
-    """The output chunks asked for with ``chunks=`` (``None``: the grid's own).
-
-    ``"merge"`` joins thin outer pad chunks to their neighbours; ``"regular"`` and
-    ``"even"`` give chunks all equal but the last, as zarr needs (:func:`regular_chunks`);
-    anything else is read as dask reads ``chunks`` (an int, a tuple, a dict, ``"auto"``...)
-    for the padded shape.
-    """
-    if chunks is None:
-        return None
-    shape = plan.new_shape
+            grid.add(ap.axis, *builder(grid, ap, plan, layout[ap.axis]))
     if isinstance(chunks, str) and chunks == "merge":
-        return merge_slivers(grid, {a.axis: (a.before, a.after) for a in plan.axes})
-    if isinstance(chunks, str) and chunks in ("regular", "even"):
-        return regular_chunks(x.chunks, shape, even=chunks == "even")
-    if isinstance(chunks, str) and chunks != "auto":
-        raise ValueError(
-            "chunks must be None, 'merge', 'regular', 'even' or a dask chunks specification, "
-            f"got {chunks!r}"
-        )
-    # dask sizes "auto" from the itemsize, which object arrays lack: count pointers
-    dtype = np.dtype(np.intp) if x.dtype.kind == "O" else x.dtype
-    try:
-        return tuple(normalize_chunks(chunks, shape, dtype=dtype, previous_chunks=grid))
-    except (ValueError, TypeError, NotImplementedError) as exc:
-        raise type(exc)(
-            f"{exc}; chunks={chunks!r} does not describe chunks for the padded shape {shape}"
-        ) from None
-
-
-def regular_chunks(
-    chunks: tuple[tuple[int, ...], ...], shape: tuple[int, ...], even: bool = False
-) -> tuple[tuple[int, ...], ...]:
-    """Chunks all equal but the last (shorter), as zarr stores them, along each axis:
-
-    - ``"regular"``: the input's largest chunk along the axis;
-    - ``"even"``: the padded length cut into as many chunks as it holds the input's largest
-      chunk, rounded to the nearest (so 0.67-1.5x its size): a pad leaves no thin last
-      chunk, which zarr would store as a whole one.
-    """
-    out = []
-    for c, n in zip(chunks, shape):
-        size = max(max(c, default=0) or n, 1)  # an empty axis that was extended: one chunk
-        if even:
-            size = max(-(-n // max(int(n / size + 0.5), 1)), 1)
-        out.append(normalize_chunks((size,), (n,))[0])
-    return tuple(out)
+        target = merge_slivers(tuple(grid.chunks), dict(enumerate(widths)))
+    return grid.assemble(target)
 
 
 def whole_along(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
@@ -479,8 +466,11 @@ def pad_with_function(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Arra
         function=None,
         axes=tuple(replace(ap, values=(0, 0)) for ap in plan.axes),
     )
+    widths = [(ap.before, ap.after) for ap in plan.axes]
+    target = output_chunks(chunks, x.chunks, plan.new_shape, x.dtype, widths)
     x = pad_axes(x, zeros)
-    target = output_chunks(chunks, x, plan, x.chunks)
+    if isinstance(chunks, str) and chunks == "merge":
+        target = merge_slivers(x.chunks, dict(enumerate(widths)))
     for ap in plan.axes:
         lines = x.rechunk(whole_along(x, ap.axis))
         x = lines.map_blocks(

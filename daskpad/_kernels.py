@@ -47,6 +47,8 @@ class Program(NamedTuple):
     hi: int
     fills: tuple[Fill, ...]
     odd: bool
+    #: the even copy it amounts to (see :func:`source_index`): edge, reflect, symmetric, wrap
+    kind: str = "edge"
 
 
 def fill_program(mode: str, n: int, before: int, after: int, reflect_type: str) -> Program:
@@ -97,7 +99,56 @@ def fill_program(mode: str, n: int, before: int, after: int, reflect_type: str) 
             start = total - right
             fills.append(Fill(start, start + c, 2 * start + shift - 2, -1, start - 1))
             right -= c
-    return Program(lo, hi, tuple(sorted(fills)), odd=reflect_type == "odd")
+    return Program(lo, hi, tuple(sorted(fills)), odd=reflect_type == "odd", kind=mode)
+
+
+def source_index(program: Program, positions: np.ndarray) -> np.ndarray:
+    """The data index (``0 .. n-1``) each padded position copies, for an even program.
+
+    numpy's rounds of reflect, symmetric and wrap each copy a whole number of periods of
+    what is already there, so together they continue the data periodically: wrap with
+    period ``n``, symmetric ``2n`` and reflect ``2n - 2`` (triangle waves); edge repeats
+    the ends. (The property tests against numpy.pad hold this to numpy's own rounds.)
+    Odd reflection also adds the edge values of each round, so it replays the rounds.
+    """
+    n = program.hi - program.lo
+    q = positions - program.lo
+    if program.kind == "wrap":
+        return q % n
+    if program.kind == "symmetric":
+        r = q % (2 * n)
+        return np.where(r < n, r, 2 * n - 1 - r)
+    if program.kind == "reflect":
+        r = q % (2 * n - 2)
+        return np.where(r < n, r, 2 * n - 2 - r)
+    return np.clip(q, 0, n - 1)
+
+
+def run_starts(program: Program, bounds: Sequence[int], start: int, stop: int) -> np.ndarray:
+    """Positions in ``(start, stop)`` where an even copying program begins a new run: a
+    stretch of positions that copies consecutive indices of one input chunk (chunks
+    ``bounds[i]:bounds[i + 1]``) in one direction, that is, a view of that chunk.
+
+    The runs follow from :func:`source_index`'s periodic map: in each period, a run starts
+    where the map turns and where it enters another chunk.
+    """
+    n = program.hi - program.lo
+    inner = np.asarray(bounds[1:-1], dtype=np.int64)  # chunk starts other than 0
+    if n == 1:
+        return np.empty(0, dtype=np.int64)  # one element repeated: a broadcast
+    if program.kind == "wrap":
+        period, residues = n, [np.zeros(1, np.int64), inner]
+    elif program.kind == "symmetric":
+        period, residues = 2 * n, [np.array([0, n]), inner, 2 * n - inner]
+    elif program.kind == "reflect":
+        period, residues = 2 * n - 2, [np.array([0, n]), inner, 2 * n - 1 - inner]
+    else:
+        return np.empty(0, dtype=np.int64)  # edge: one repeated element, a broadcast
+    r = np.unique(np.concatenate(residues) % period)
+    q0, q1 = start + 1 - program.lo, stop - program.lo  # cuts at q in [q0, q1)
+    first, last = q0 // period, (q1 - 1) // period
+    q = (np.arange(first, last + 1, dtype=np.int64)[:, None] * period + r).ravel()
+    return q[(q >= q0) & (q < q1)] + program.lo
 
 
 def _locate(program: Program, pos: np.ndarray) -> np.ndarray:
@@ -210,9 +261,11 @@ def gather_block(
         out = np.empty_like(like, shape=shaped(p.size))
         if inside.any():
             out[(*before, inside)] = data(p[inside] - program.lo)
-        for i in np.unique(which):
-            f = program.fills[i]
-            at = outside[which == i]
+        # positions arrive sorted (or reversed), so each fill's share is one run of them
+        cuts = np.flatnonzero(np.diff(which)) + 1
+        for lo, hi in zip((0, *cuts.tolist()), (*cuts.tolist(), which.size)):
+            f = program.fills[which[lo]]
+            at = outside[lo:hi]
             v = values(f.offset + f.step * p[at])
             if program.odd:
                 v = 2 * values(np.array([f.edge], dtype=np.intp)) - v
@@ -221,7 +274,63 @@ def gather_block(
 
     # a view of the slab where the block is one run (narrow reflect, symmetric, wrap, edge):
     # whoever uses the block copies it anyway, and so does dask's final concatenation
-    return values(np.arange(start, stop, dtype=np.intp))
+    positions = np.arange(start, stop, dtype=np.intp)
+    if not program.odd:
+        return data(source_index(program, positions))
+    if positions.size <= 64:
+        return values(positions)
+    return _odd_reflection(program, positions, values, data, shaped, like, axis)
+
+
+def _odd_reflection(
+    program: Program,
+    positions: np.ndarray,
+    values: Callable[[np.ndarray], Any],
+    data: Callable[[np.ndarray], Any],
+    shaped: Callable[[int], tuple[int, ...]],
+    like: Any,
+    axis: int,
+    step: int = 1 << 16,
+) -> Any:
+    """:func:`gather_block`'s odd reflection, level by level for all positions at once.
+
+    Each round of numpy's fill maps a position onto an earlier one and writes
+    ``2 * edge - value`` there. Positions are followed back to the data round by round
+    (vectorised), then the rounds are applied again, innermost first, with numpy's own
+    arithmetic, so the values are numpy's bit for bit. Done ``step`` positions at a time,
+    so the rounds' bookkeeping stays small for a block of millions of positions.
+    """
+    before = (slice(None),) * axis
+    offsets = np.array([f.offset for f in program.fills], dtype=np.intp)
+    steps = np.array([f.step for f in program.fills], dtype=np.intp)
+    edges: dict[int, Any] = {}  # fill -> the value at its edge (length one along axis)
+
+    def edge(i: int) -> Any:
+        if i not in edges:
+            edges[i] = values(np.array([program.fills[i].edge], dtype=np.intp))
+        return edges[i]
+
+    def outside(p: np.ndarray) -> np.ndarray:
+        return (p < program.lo) | (p >= program.hi)
+
+    out = np.empty_like(like, shape=shaped(positions.size))
+    for first in range(0, positions.size, step):
+        current = positions[first : first + step].copy()
+        rounds = []
+        active = np.flatnonzero(outside(current))
+        while active.size:
+            which = _locate(program, current[active])
+            rounds.append((active, which))
+            current[active] = offsets[which] + steps[which] * current[active]
+            active = active[outside(current[active])]
+        v = np.empty_like(like, shape=shaped(current.size))
+        v[...] = data(current - program.lo)
+        for active, which in reversed(rounds):
+            fills, at = np.unique(which, return_inverse=True)
+            e = _concatenate([edge(int(i)) for i in fills], axis)[(*before, at)]
+            v[(*before, active)] = 2 * e - v[(*before, active)]
+        out[(*before, slice(first, first + current.size))] = v
+    return out
 
 
 def _as_slice(index: np.ndarray) -> slice | np.ndarray:
@@ -263,6 +372,19 @@ def _joined(args: Sequence[Any], along: int) -> list[Any]:
     """Lists of blocks (dask's blockwise hands over one list per input it contracts) joined
     along ``along``; one block is passed on as it is, without a copy."""
     return [_concatenate(a, along) if isinstance(a, list) else a for a in args]
+
+
+def cut_then(
+    *blocks: Any,
+    kernel: Callable[..., Any],
+    axis: int,
+    cuts: Sequence[tuple[int, int]],
+    **kwargs: Any,
+) -> Any:
+    """Call ``kernel`` with the parts ``cuts[i]`` along ``axis`` of each of ``blocks``."""
+    before = (slice(None),) * axis
+    pieces = [b[(*before, slice(lo, hi))] for b, (lo, hi) in zip(blocks, cuts)]
+    return kernel(*pieces, axis=axis, **kwargs)
 
 
 def identity(block: Any) -> Any:
@@ -514,6 +636,24 @@ def repeat_block(stat: Any, *, axis: int, start: int, stop: int) -> Any:
 # --------------------------------------------------------------------------------------
 
 
+def _call_on_lines(
+    out: Any,
+    function: Callable[..., Any],
+    axis: int,
+    iaxis_pad_width: tuple[int, int],
+    kwargs: Mapping[str, Any],
+) -> None:
+    """``function(vector, iaxis_pad_width, iaxis, kwargs)`` on every line of ``out`` along
+    ``axis``, in place, as numpy.pad calls it; a function that returns the padded vector
+    instead (an array of the vector's shape) is honoured too."""
+    lines = np.moveaxis(out, axis, -1)
+    for index in np.ndindex(lines.shape[:-1]):
+        vector = lines[(*index, Ellipsis)]
+        returned = function(vector, iaxis_pad_width, axis, kwargs)
+        if returned is not None and returned is not vector and np.shape(returned) == vector.shape:
+            vector[...] = returned
+
+
 def apply_function(
     block: Any,
     *,
@@ -522,17 +662,40 @@ def apply_function(
     iaxis_pad_width: tuple[int, int],
     kwargs: Mapping[str, Any],
 ) -> Any:
-    """Call ``function(vector, iaxis_pad_width, iaxis, kwargs)`` on every line of ``block``
-    along ``axis`` (whole lines, already zero-padded), as numpy.pad does.
-
-    numpy expects the function to modify ``vector`` in place; a function that returns the
-    padded vector instead (an array of the vector's shape) is honoured too.
-    """
+    """Call the function on every line of ``block`` along ``axis`` (whole lines, already
+    zero-padded), as numpy.pad does."""
     out = block.copy()
-    lines = np.moveaxis(out, axis, -1)
-    for index in np.ndindex(lines.shape[:-1]):
-        vector = lines[(*index, Ellipsis)]
-        returned = function(vector, iaxis_pad_width, axis, kwargs)
-        if returned is not None and returned is not vector and np.shape(returned) == vector.shape:
-            vector[...] = returned
+    _call_on_lines(out, function, axis, iaxis_pad_width, kwargs)
     return out
+
+
+def edge_function_pads(
+    *pieces: Any,
+    axis: int,
+    length: int,
+    iaxis_pad_width: tuple[int, int],
+    piece_starts: Sequence[int],
+    function: Callable[..., Any],
+    kwargs: Mapping[str, Any],
+) -> Any:
+    """Both pads of every line along ``axis`` from a function that promised to read only
+    the data values in ``pieces`` (slices of the axis starting at ``piece_starts``) and to
+    write only the pads (:func:`daskpad.edge_function`): the lines are laid out at their
+    full length, zero elsewhere, and only the pads (before, then after) are returned.
+
+    The full-length buffer comes from ``numpy.zeros``, whose untouched pages the operating
+    system never backs with memory, so a task holds about the pads and the pieces.
+    """
+    before, after = iaxis_pad_width
+    like = pieces[0]
+    shape = (*like.shape[:axis], before + length + after, *like.shape[axis + 1 :])
+    if type(like) is np.ndarray:
+        line = np.zeros(shape, dtype=like.dtype)
+    else:
+        line = np.zeros_like(like, shape=shape)
+    at = (slice(None),) * axis
+    for piece, lo in zip(pieces, piece_starts):
+        line[(*at, slice(before + lo, before + lo + piece.shape[axis]))] = piece
+    _call_on_lines(line, function, axis, iaxis_pad_width, kwargs)
+    end = before + length
+    return _concatenate([line[(*at, slice(0, before))], line[(*at, slice(end, None))]], axis)

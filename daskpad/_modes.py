@@ -7,8 +7,11 @@ Adding a mode means adding a row here and, if no existing builder fits, one buil
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -59,3 +62,61 @@ MODES: MappingProxyType[str, Mode] = MappingProxyType({m.name: m for m in _TABLE
 #: The values ``reflect_type`` may take (numpy documents these two and silently treats
 #: anything else as ``"even"``; daskpad refuses anything else).
 REFLECT_TYPES = ("even", "odd")
+
+
+@dataclass(frozen=True)
+class EdgeFunction:
+    """A user pad function with a promise: on each line it reads at most ``reads`` data
+    values next to each edge (and the pads), and writes only the pads.
+
+    Made by :func:`daskpad.edge_function`. It is called exactly as the function it wraps,
+    so ``numpy.pad`` takes it too and gives the same result; daskpad uses the promise to
+    compute the pads from the edge chunks alone, like its own modes, instead of handing
+    every whole line of every axis to the function.
+    """
+
+    function: Callable[..., Any]
+    reads: int
+
+    def __call__(self, vector: Any, iaxis_pad_width: Any, iaxis: int, kwargs: Any) -> Any:
+        return self.function(vector, iaxis_pad_width, iaxis, kwargs)
+
+
+def edge_function(function: Callable[..., Any] | None = None, *, reads: int) -> Any:
+    """Mark a pad function ``f(vector, iaxis_pad_width, iaxis, kwargs)`` as one that reads
+    at most ``reads`` data values next to each edge of a line and writes only the pads.
+
+    numpy.pad calls a pad function on every whole line of every axis, and the function may
+    read and write anywhere in the line, so daskpad must otherwise hand it whole lines:
+    axis after axis, each a pass over the whole array that holds a large part of it in
+    memory. With the promise, the pads are computed from the ``reads`` values next to each
+    edge, in one task per face block of the edge chunks, and the interior is never
+    touched: cost and memory follow the boundary, as for the built-in modes.
+
+    The function still sees lines of their full length, with the pads (zeros to fill, and
+    the pads of the axes padded before) at their places and, of the data, exactly the
+    ``reads`` values next to each edge (the whole line when it is shorter than
+    ``2 * reads``); the data between is zero there. A function that reads further in, or
+    writes outside the pads, gets results that differ from numpy.pad's: the promise is
+    the caller's to keep.
+
+    Usable as a decorator: ``@daskpad.edge_function(reads=1)``.
+
+    >>> import numpy as np, dask.array as da, daskpad
+    >>> @daskpad.edge_function(reads=1)
+    ... def step_away(vector, iaxis_pad_width, iaxis, kwargs):
+    ...     before, after = iaxis_pad_width
+    ...     vector[:before] = vector[before] - np.arange(before, 0, -1)
+    ...     vector[len(vector) - after :] = vector[-after - 1] + np.arange(1, after + 1)
+    >>> daskpad.pad(da.arange(6, chunks=2), (2, 3), step_away).compute()
+    array([-2, -1,  0,  1,  2,  3,  4,  5,  6,  7,  8])
+    """
+    if isinstance(reads, bool) or not isinstance(reads, numbers.Integral):
+        raise TypeError(f"reads must be an integer, got {reads!r}")
+    if reads < 0:
+        raise ValueError(f"reads must be at least 0, got {reads}")
+    if function is None:
+        return lambda f: edge_function(f, reads=reads)
+    if not callable(function):
+        raise TypeError(f"edge_function needs a function, got {function!r}")
+    return EdgeFunction(function, int(reads))

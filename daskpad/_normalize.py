@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._modes import MODES, REFLECT_TYPES, Mode
+from ._modes import MODES, REFLECT_TYPES, EdgeFunction, Mode
 
 
 class PadWidthValueError(TypeError, AssertionError):
@@ -86,6 +86,19 @@ class PadPlan:
     @property
     def new_shape(self) -> tuple[int, ...]:
         return tuple(a.length + a.before + a.after for a in self.axes)
+
+    @property
+    def builder(self) -> str:
+        """The family of graph builder that makes the pads (see :data:`daskpad._graph.BUILDERS`):
+        a mode's own, ``"fill"`` where numpy leaves the allocated array untouched, and
+        ``"edge_function"`` for a function marked by :func:`daskpad.edge_function`."""
+        if self.fill_empty:
+            return "fill"
+        if self.mode is not None:
+            return self.mode.builder
+        if isinstance(self.function, EdgeFunction) and 0 not in self.shape:
+            return "edge_function"
+        return "function"
 
     @property
     def is_identity(self) -> bool:

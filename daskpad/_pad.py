@@ -34,18 +34,25 @@ def pad(
         Any numpy.pad mode: ``"constant"``, ``"edge"``, ``"linear_ramp"``, ``"maximum"``,
         ``"mean"``, ``"median"``, ``"minimum"``, ``"reflect"``, ``"symmetric"``,
         ``"wrap"``, ``"empty"``, or a function ``f(vector, iaxis_pad_width, iaxis, kwargs)``
-        that fills ``vector`` in place (returning the padded vector also works).
+        that fills ``vector`` in place (returning the padded vector also works). A function
+        gets whole lines, axis after axis, which holds much of the array in memory at once;
+        one marked with :func:`daskpad.edge_function` (it reads only a few values next to
+        each edge and writes only the pads) is computed from the edge chunks instead.
     chunks : None, "merge", "regular", "even" or dask chunks, optional
-        The output chunks. ``None`` (default) keeps every interior chunk as it is and gives
-        each pad region chunks no larger than the neighbouring edge chunk. ``"merge"`` joins
+        The output chunks. ``None`` (default) keeps every interior chunk as it is and cuts
+        each pad region into chunks of the axis's largest input chunk (the remainder
+        outermost), never larger than dask's ``array.chunk-size`` and grown towards it where
+        such blocks would be far below it (see README, "Output chunks"). ``"merge"`` joins
         the thin outermost pad chunk of each side to its neighbour (the edge chunk, when
         the pad is narrower than it). ``"regular"`` gives each axis chunks the size of the
         input's largest chunk along it, all equal but the last, as zarr requires.
         ``"even"`` is regular too, with as many chunks as the padded axis holds input
         chunks (rounded), so no thin last chunk is left: the fastest to store in zarr,
         which writes every chunk whole. Each output block is assembled in one task from
-        the blocks it overlaps (no rechunk plan). Any other value is read as dask reads
-        ``chunks`` for the padded shape.
+        the blocks it overlaps (no rechunk plan): the pad regions are cut at the output
+        chunks' boundaries. Any other value is read as dask reads ``chunks`` for the padded
+        shape. A result (or its pad grid) of more than 10**8 blocks is refused with a
+        ValueError.
     **kwargs
         ``constant_values``, ``end_values``, ``stat_length``, ``reflect_type`` as numpy.pad
         takes them, for the modes that take them; for a function, passed to it.
@@ -54,8 +61,8 @@ def pad(
     -------
     dask.array.Array
         Lazy, with numpy.pad's shape, dtype and values. Interior chunks are the input's;
-        pad regions get chunks no larger than their neighbouring edge chunk. When nothing is
-        padded the input array itself is returned.
+        pad regions get chunks sized from the input's largest chunk and the budget. When
+        nothing is padded the input array itself is returned.
 
     Raises
     ------
@@ -92,6 +99,6 @@ def pad(
     check_with_numpy(plan, x.dtype, mode, kwargs)
     if plan.is_identity and chunks is None:
         return x
-    if plan.function is not None:
+    if plan.builder == "function":
         return pad_with_function(x, plan, chunks)
     return pad_axes(x, plan, chunks)

@@ -231,13 +231,19 @@ def _widths_of(expected: np.ndarray, data: np.ndarray, pad_width: Any) -> list[t
 
 
 def assert_pad_matches_numpy(
-    data_numpy: Any, chunks: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any
+    data_numpy: Any,
+    chunks: Any,
+    pad_width: Any,
+    mode: Any = "constant",
+    *,
+    out_chunks: Any = None,
+    **kwargs: Any,
 ) -> None:
     """Check that :func:`daskpad.pad` agrees with :func:`numpy.pad` on one input.
 
     ``data_numpy`` is wrapped with ``dask.array.from_array(data_numpy, chunks=chunks)`` and
-    both functions are called with ``pad_width``, ``mode`` and ``kwargs``. numpy is the
-    oracle:
+    both functions are called with ``pad_width``, ``mode`` and ``kwargs`` (daskpad also with
+    ``chunks=out_chunks``, its output chunk policy). numpy is the oracle:
 
     * When numpy raises, daskpad must raise too, *when called* (before anything is computed),
       an instance of the first builtin class in the MRO of numpy's exception (numpy's
@@ -281,6 +287,8 @@ def assert_pad_matches_numpy(
     data = np.asarray(data_numpy)
     x = da.from_array(data, chunks=chunks)
     call = f"pad_width={pad_width!r}, mode={mode!r}, kwargs={kwargs!r}"
+    if out_chunks is not None:
+        call += f", chunks={out_chunks!r}"
 
     numpy_error: BaseException | None = None
     expected: Any = None
@@ -310,7 +318,7 @@ def assert_pad_matches_numpy(
     if expected_type is not None:
         try:
             with _quiet():
-                result = pad(x, pad_width, mode, **kwargs)
+                result = pad(x, pad_width, mode, chunks=out_chunks, **kwargs)
         except expected_type:
             return
         except Exception as exc:
@@ -329,7 +337,7 @@ def assert_pad_matches_numpy(
         )
 
     with _quiet():
-        result = pad(x, pad_width, mode, **kwargs)
+        result = pad(x, pad_width, mode, chunks=out_chunks, **kwargs)
     assert isinstance(result, da.Array), f"{call}: daskpad returned a {type(result)}"
     assert result.shape == expected.shape, (
         f"{call}: shape {result.shape}, numpy's is {expected.shape}"
@@ -568,11 +576,13 @@ def _container(draw: Any, items: list[Any]) -> Any:
 def _axis_cost(n: int, axis_chunks: Any, total: int) -> tuple[int, int]:
     """(elements, most output blocks) along one axis of length ``n`` padded by ``total``.
 
-    Blocks assume pad chunks no larger than the adjacent edge chunk (daskpad's default)."""
+    Blocks assume pad chunks of the axis's largest chunk (daskpad's default, before it grows
+    them towards the budget; a budget of a few bytes may cut them smaller, but never into
+    more blocks than elements)."""
     if axis_chunks is None:
         return max(n, 1) + total, 1
-    edge = max(1, min(axis_chunks[0], axis_chunks[-1]))
-    return max(n, 1) + total, len(axis_chunks) + (-(-total // edge) + 1 if total else 0)
+    size = max(1, *axis_chunks)
+    return max(n, 1) + total, len(axis_chunks) + (-(-total // size) + 1 if total else 0)
 
 
 def _fits(shape: Any, chunks: Any, totals: list[int], budget: int, max_blocks: int) -> bool:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import dask
 import pytest
 
 RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
@@ -92,3 +93,46 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     assert all(r["unpadded s"] > 0 for r in sections["big"])  # each its own baseline
     table = out.read_text()
     assert "| pipeline | mode |" in table and "wrong" in table
+
+
+CHUNKINGS = RUN.parent / "chunkings.py"
+
+
+@pytest.mark.slow
+def test_quick_chunkings_benchmark_runs_and_daskpad_matches_numpy(tmp_path):
+    out, raw = tmp_path / "chunkings.md", tmp_path / "chunkings.json"
+    proc = subprocess.run(
+        [sys.executable, str(CHUNKINGS), "--quick", "--out", str(out), "--json", str(raw)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert proc.stdout.startswith("Machine: ")
+    sections = json.loads(raw.read_text())["sections"]
+    assert set(sections) == {"remainders", "widebuild", "widesum"}
+    for name, rows in sections.items():
+        assert rows, f"section {name} produced no rows"
+        for row in rows:
+            # numpy.pad is the oracle: daskpad's values equal it in every row (a 2-D integer
+            # linear_ramp is compared with numpy's rounding, "close")
+            close = name == "widebuild" and row["mode"] == "linear_ramp" and "2-D" in row["case"]
+            assert row["daskpad = numpy"] == ("close" if close else "ok"), row
+            assert row["target"] in ("met", "NOT met"), row
+    # every policy and the mode dask.array.pad lacks are there, dask.array.pad's wrong
+    # values shown as "wrong"
+    remainders = sections["remainders"]
+    assert {r["policy"] for r in remainders} == {"default", "regular"}
+    assert any(r["dask.array.pad = numpy"] == "n/a" for r in remainders)  # median
+    for r in remainders:  # a wrong result is never timed
+        if r["dask.array.pad = numpy"] == "wrong":
+            assert r["dask.array.pad s"] == "wrong", r
+    if not dask.config.get("array.query-planning", False):
+        # (dask's query-planning pad is a separate implementation, right here)
+        assert any(r["dask.array.pad s"] == "wrong" for r in remainders)  # reflect odd
+    for row in sections["widebuild"]:
+        times = [row[f"{k} s"] for k in ("build", "first", "middle", "last")]
+        assert all(isinstance(t, float) for t in times), row
+    table = out.read_text()
+    assert table.startswith("Machine: ") and "| case | mode | policy |" in table

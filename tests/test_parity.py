@@ -13,7 +13,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 import daskpad
@@ -81,23 +81,23 @@ def _identical(a: np.ndarray, b: np.ndarray) -> bool:
 
 @pytest.mark.parametrize("mode", [m for m in ALL_MODES if m != "empty"])
 @given(data=st.data())
-def test_output_chunk_policies_give_the_same_values(mode, data):
-    # the default policy is checked against numpy above; the others only reassemble it
+def test_output_chunk_policies_match_numpy(mode, data):
+    # each policy cuts the pad sides at its own chunk boundaries, so every policy is
+    # compared with numpy itself (a mean may then sum its lines in another order)
     case = data.draw(pad_cases(mode), label="case")
-    x = da.from_array(case.data, chunks=case.chunks)
-    try:
-        reference = daskpad.pad(x, case.pad_width, mode, **case.kwargs)
-    except Exception:
-        assume(False)  # rejected arguments: compared with numpy's errors elsewhere
     policy = data.draw(st.sampled_from(["merge", "regular", "even", 1, 3, "auto"]), label="chunks")
-    y = daskpad.pad(x, case.pad_width, mode, chunks=policy, **case.kwargs)
-    assert y.shape == reference.shape and y.dtype == reference.dtype
+    assert_pad_matches_numpy(
+        case.data, case.chunks, case.pad_width, mode, out_chunks=policy, **case.kwargs
+    )
+    try:
+        y = daskpad.pad(da.from_array(case.data, chunks=case.chunks), case.pad_width, mode,
+                        chunks=policy, **case.kwargs)  # fmt: skip
+    except Exception:
+        return  # rejected like numpy, as checked above
     if policy in ("regular", "even"):
         assert all(len(set(c[:-1])) <= 1 and (not c or c[-1] <= c[0]) for c in y.chunks)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, as in the reference
-        got, want = y.compute(), reference.compute()
-    assert got.shape == want.shape and _identical(got, want), (policy, y.chunks)
+    elif policy in (1, 3):
+        assert all(set(c[:-1]) <= {policy} for c in y.chunks)
 
 
 # --------------------------------------------------------------------------------------------

@@ -78,12 +78,13 @@ def test_build_at_a_million_chunks_is_lazy():
 @classic_only
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_a_pad_side_of_many_chunks_is_built_lazily(mode):
-    # pad chunks are no larger than the edge chunk (one element here): 10^5 per side, and
-    # no layer lists them up front (dask's arange and map_blocks' block_info would)
+    # a budget of one element makes pad chunks of one element: 10^5 per side, and no
+    # layer lists them up front (dask's arange and map_blocks' block_info would)
     from dask.highlevelgraph import MaterializedLayer
 
     x = da.from_array(np.arange(10.0), chunks=1)
-    y = daskpad.pad(x, 10**5, mode=mode)
+    with dask.config.set({"array.chunk-size": "8B"}):
+        y = daskpad.pad(x, 10**5, mode=mode)
     assert y.numblocks == (2 * 10**5 + 10,)
     listed = {
         name: len(layer)
@@ -121,16 +122,22 @@ def _padded(chunks, mode="reflect"):
     return daskpad.pad(x, ((5, 2), (1, 0)), mode=mode, chunks=chunks)
 
 
-def test_default_keeps_interior_chunks_and_caps_pads_at_the_edge_chunk():
-    y = _padded(None)
-    assert y.chunks == ((1, 4, 4, 4, 2, 2), (1, 3, 3, 1))
+def test_default_keeps_interior_chunks_and_sizes_pads_from_the_budget():
+    # the 2-wide edge chunk does not cut the 5-wide pad: it gets chunks of the largest
+    # input chunk, the remainder outermost
+    assert _padded(None, "edge").chunks == ((1, 4, 4, 4, 2, 2), (1, 3, 3, 1))
+    # a reflection is cut where its image crosses input chunks: each block a view of one
+    # (positions 0-4 take rows 5, 4 | 3, 2, 1; the last two take rows 8 | 7)
+    assert _padded(None).chunks == ((2, 3, 4, 4, 2, 1, 1), (1, 3, 3, 1))
 
 
 def test_merge_joins_thin_outer_slivers_to_their_neighbours():
     y = _padded("merge")
-    # before: the 1-wide outer sliver joins the 4 next to it; after: the 2-wide pad chunk is
-    # no thinner than the edge chunk (2), so it stays
-    assert y.chunks == ((5, 4, 4, 2, 2), (4, 3, 1))
+    # before: the 2-wide outer sliver joins the 3 next to it; after: the outer 1-wide pad
+    # chunk is no thinner than its neighbour, so it stays
+    assert y.chunks == ((5, 4, 4, 2, 1, 1), (4, 3, 1))
+    # edge: the 1-wide remainder joins the full chunk next to it
+    assert _padded("merge", "edge").chunks == ((5, 4, 4, 2, 2), (4, 3, 1))
 
 
 def test_regular_chunks_are_equal_but_the_last():

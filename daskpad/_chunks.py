@@ -1,0 +1,354 @@
+"""Output chunks: sizes from budgets, never from one neighbour.
+
+Everything that decides how big the blocks of a padded array are lives here:
+
+- :func:`pad_chunks`, the chunks of one pad side along the padded axis (the default policy);
+- :func:`output_chunks`, the policies users ask for with ``chunks=`` (``"merge"``,
+  ``"regular"``, ``"even"`` and dask's own forms);
+- :func:`check_block_count`, the limit on how many blocks a pad may build.
+
+The rule for a pad side, worked through in README ("Output chunks"):
+
+1. Start from the axis's *largest* input chunk, never from the chunk at the edge (a last
+   chunk of one element is common: 721 latitudes in chunks of 360).
+2. Cap it so that one block of the side, with the widest face block beside it, stays
+   within dask's ``array.chunk-size``.
+3. Where a side would hold many such chunks (more than 16, and more than the data holds
+   along the axis: tiny input chunks, or a pad many times wider than the array) and they
+   are far below the budget (less than an eighth), grow them in whole multiples of the
+   input chunk as far as the budget allows.
+4. Cut the side into chunks of that size, the remainder outermost, so the chunks next to
+   the data are full. When the user asked for output chunks, the side is cut at those
+   chunks' boundaries instead, so each output block takes whole pad blocks. The copying
+   modes (reflect, symmetric, wrap) cut their sides where the images of the input chunks
+   begin and end instead (unless grown), so that each pad block is a view of one input
+   block, as a slice would be; a piece under a quarter of the size joins a neighbour
+   where the two fit in the size.
+
+Sizes are computed from sizes: the number of blocks is known, and checked against
+:data:`MAX_BLOCKS`, before any tuple of chunks is built, so a width of 10**12 costs what a
+width of 10 costs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import dask
+import numpy as np
+from dask.array.core import normalize_chunks
+from dask.utils import parse_bytes
+
+Chunks = tuple[tuple[int, ...], ...]
+
+BEFORE, AFTER = 0, 1
+
+#: The most blocks a padded array (or its intermediate grid) may have: a graph of more
+#: would take longer to build, ship and schedule than computing it is worth.
+MAX_BLOCKS = 10**8
+
+#: Pad blocks smaller than ``budget / FAR_BELOW`` are grown (rule 3 above) ...
+FAR_BELOW = 8
+
+#: ... where a side would otherwise hold more chunks than this, and than the data holds.
+GROW_AFTER = 16
+
+
+def chunk_budget() -> int:
+    """Bytes one task may hold per input or output block: dask's ``array.chunk-size``."""
+    return int(parse_bytes(dask.config.get("array.chunk-size")))
+
+
+def face_nbytes(chunks: Sequence[Sequence[int]], axis: int, itemsize: int) -> int:
+    """Bytes of the largest face block (every axis but ``axis``) per element along ``axis``."""
+    face = [max(c, default=0) for i, c in enumerate(chunks) if i != axis]
+    return math.prod(face) * max(itemsize, 1)
+
+
+def pad_chunk_size(
+    base: int,
+    face_bytes: int,
+    budget: int | None = None,
+    width: int = 0,
+    data_chunks: int = 1,
+) -> int:
+    """The size of a pad side's chunks along the padded axis (the rules 1-3 above).
+
+    ``base`` is the axis's largest input chunk, ``face_bytes`` what one element along the
+    axis takes across the largest face block, ``width`` the wider pad side and
+    ``data_chunks`` how many chunks the data has along the axis.
+
+    >>> budget = 128 * 2**20  # dask's default array.chunk-size
+    >>> pad_chunk_size(base=2048, face_bytes=2048 * 8, budget=budget, width=5000)  # kept
+    2048
+    >>> pad_chunk_size(base=8192, face_bytes=8192 * 8, budget=budget, width=5000)  # capped
+    2048
+    >>> pad_chunk_size(base=333, face_bytes=333 * 8, budget=budget, width=5000)  # few: kept
+    333
+    >>> pad_chunk_size(base=333, face_bytes=333 * 8, budget=budget, width=10**6)  # grown
+    50283
+    >>> pad_chunk_size(base=2, face_bytes=16, budget=budget, width=10**8)  # grown
+    8388608
+    """
+    budget = chunk_budget() if budget is None else budget
+    face_bytes = max(face_bytes, 1)
+    base = max(base, 1)
+    limit = max(budget // face_bytes, 1)  # the widest block within the budget
+    if base >= limit:
+        return limit
+    many = -(-width // base) > max(GROW_AFTER, data_chunks)
+    if many and base * face_bytes * FAR_BELOW < budget:
+        return limit // base * base
+    return base
+
+
+def pad_chunks(
+    width: int, side: int, size: int, cuts: Sequence[int] | None = None
+) -> tuple[int, ...]:
+    """Chunks of a pad side ``width`` wide: of ``size``, the remainder outermost; or, given
+    ``cuts`` (the output chunk boundaries inside the side, measured from its start), cut
+    there, with any piece larger than ``size`` cut into near-equal parts no larger."""
+    if width == 0:
+        return ()
+    if cuts is None:
+        full, rest = divmod(width, size)
+        if not rest:
+            return (size,) * full
+        return (rest,) + (size,) * full if side == BEFORE else (size,) * full + (rest,)
+    bounds = [0, *(c for c in cuts if 0 < c < width), width]
+    out: list[int] = []
+    for lo, hi in itertools.pairwise(bounds):
+        out += _near_equal(hi - lo, size)
+    return tuple(out)
+
+
+def pad_chunk_count(width: int, size: int, cuts: Sequence[int] | None = None) -> int:
+    """``len(pad_chunks(width, side, size, cuts))``, without building it."""
+    if width == 0:
+        return 0
+    if cuts is None:
+        return -(-width // size)
+    bounds = [0, *(c for c in cuts if 0 < c < width), width]
+    return sum(-(-(hi - lo) // size) for lo, hi in itertools.pairwise(bounds))
+
+
+def pad_layout(
+    input_chunks: Chunks,
+    itemsize: int,
+    widths: Sequence[tuple[int, int]],
+    target: Chunks | None = None,
+    align: Callable[[int, int], Sequence[int] | None] | None = None,
+) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """The ``(before, after)`` chunks of every axis's pad sides, for padding the axes in
+    order (each axis's face includes the pads of the axes before it).
+
+    Counts and largest chunks are worked out from sizes first, and the grid's block count
+    is checked against :data:`MAX_BLOCKS` before any tuple of chunks is built. With a
+    ``target``, the sides are cut at its chunk boundaries (see :func:`pad_chunks`).
+    Otherwise, where the side's chunks keep the input's size, ``align(axis, side)`` may
+    name where to cut it (measured from the side's start): the images of the input chunks
+    for a copying mode. A piece under a quarter of the size joins a neighbour where the
+    two fit in the size.
+    """
+    ndim = len(input_chunks)
+    shape = [sum(c) + b + a for c, (b, a) in zip(input_chunks, widths)]
+    largest = [max(c, default=0) for c in input_chunks]
+    counts = [len(c) for c in input_chunks]
+    plans = []
+    for axis, (before, after) in enumerate(widths):
+        n = sum(input_chunks[axis])
+        face = math.prod(largest[i] for i in range(ndim) if i != axis) * max(itemsize, 1)
+        size = pad_chunk_size(largest[axis], face, None, max(before, after), counts[axis])
+        cuts: list[Sequence[int] | None] = [None, None]
+        few = max(GROW_AFTER, counts[axis])  # sides of at most this many chunks are aligned
+        if target is None and align is not None and size == largest[axis]:
+            for side, width in ((BEFORE, before), (AFTER, after)):
+                found = align(axis, side) if 0 < -(-width // size) <= few else None
+                cuts[side] = None if found is None else thin_cuts(found, width, size // 4, size)
+        elif target is not None and (before or after):
+            bounds = np.cumsum((0, *target[axis]), dtype=np.int64)
+            inside = bounds[(bounds > 0) & (bounds < before)]
+            cuts[BEFORE] = inside.tolist()
+            start = before + n
+            inside = bounds[(bounds > start) & (bounds < start + after)] - start
+            cuts[AFTER] = inside.tolist()
+        sides = ((BEFORE, before), (AFTER, after))
+        for side, width in sides:
+            if width:
+                counts[axis] += pad_chunk_count(width, size, cuts[side])
+                largest[axis] = max(largest[axis], _largest(width, size, cuts[side]))
+        plans.append((size, sides, cuts))
+    check_block_count(counts, shape, widths, "pad grid")
+    return [
+        tuple(pad_chunks(width, side, size, cuts[side]) for side, width in sides)  # type: ignore[misc]
+        for size, sides, cuts in plans
+    ]
+
+
+def thin_cuts(cuts: Sequence[int], width: int, least: int, most: int) -> list[int]:
+    """``cuts`` (sorted, inside ``(0, width)``) less those next to a piece shorter than
+    ``least``, where dropping the cut joins that piece to a neighbour within ``most``.
+
+    >>> thin_cuts([1, 5, 6, 9], 10, least=2, most=5)
+    [5]
+    """
+    kept: list[int] = []
+    last = 0
+    for c, following in zip(cuts, [*cuts[1:], width]):
+        short = c - last < least or following - c < least
+        if short and following - last <= most:
+            continue
+        kept.append(c)
+        last = c
+    return kept
+
+
+def _largest(width: int, size: int, cuts: Sequence[int] | None) -> int:
+    """``max(pad_chunks(width, side, size, cuts))``, without building them."""
+    if cuts is None:
+        return min(width, size)
+    bounds = [0, *cuts, width]
+    return max(-(-(hi - lo) // -(-(hi - lo) // size)) for lo, hi in itertools.pairwise(bounds))
+
+
+def _near_equal(length: int, most: int) -> list[int]:
+    parts = -(-length // most)
+    base, extra = divmod(length, parts)
+    return [base + 1] * extra + [base] * (parts - extra)
+
+
+def check_block_count(
+    counts: Sequence[int], shape: Sequence[int], widths: Sequence[tuple[int, int]], what: str
+) -> None:
+    """Refuse a padded array of more than :data:`MAX_BLOCKS` blocks (``counts`` along each
+    axis), naming the widths, the padded shape and the count."""
+    total = math.prod(counts)
+    if total > MAX_BLOCKS:
+        raise ValueError(
+            f"padding by {_widths_text(widths)} gives the shape {tuple(shape)} in "
+            f"{' x '.join(str(c) for c in counts)} = {total:,} {what} blocks, more than "
+            f"daskpad builds ({MAX_BLOCKS:,}); ask for larger output chunks (chunks=...), "
+            f"raise dask's array.chunk-size, or pad less"
+        )
+
+
+def _widths_text(widths: Sequence[tuple[int, int]]) -> str:
+    pairs = [tuple(int(v) for v in w) for w in widths]
+    if len(set(pairs)) == 1 and pairs[0][0] == pairs[0][1]:
+        return str(pairs[0][0])
+    return str(tuple(pairs))
+
+
+# --------------------------------------------------------------------------------------
+# the policies users ask for
+# --------------------------------------------------------------------------------------
+
+POLICIES = ("merge", "regular", "even")
+
+
+def output_chunks(
+    chunks: Any,
+    input_chunks: Chunks,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    widths: Sequence[tuple[int, int]],
+) -> Chunks | None:
+    """The output chunks asked for with ``chunks=``, for the padded ``shape``: ``None`` for
+    the default (and for ``"merge"``, which :func:`merge_slivers` works out from the grid
+    once it is built); the count of blocks is checked before any tuple is built.
+
+    ``"regular"`` and ``"even"`` give chunks all equal but the last, as zarr needs
+    (:func:`regular_chunks`); anything else is read as dask reads ``chunks`` (an int, a
+    tuple, a dict, ``"auto"``...) for the padded shape, with the input's chunks as the
+    previous ones.
+    """
+    if chunks is None or (isinstance(chunks, str) and chunks == "merge"):
+        return None
+    if isinstance(chunks, str) and chunks in ("regular", "even"):
+        sizes = regular_sizes(input_chunks, shape, even=chunks == "even")
+        check_block_count(
+            [-(-n // s) if n else 1 for n, s in zip(shape, sizes)], shape, widths, "output"
+        )
+        return regular_chunks(input_chunks, shape, even=chunks == "even")
+    if isinstance(chunks, str) and chunks != "auto":
+        raise ValueError(
+            "chunks must be None, 'merge', 'regular', 'even' or a dask chunks specification, "
+            f"got {chunks!r}"
+        )
+    counts = _counts_of_block_sizes(chunks, shape)
+    if counts is not None:
+        check_block_count(counts, shape, widths, "output")
+    # dask sizes "auto" from the itemsize, which object arrays lack: count pointers
+    dtype = np.dtype(np.intp) if dtype.kind == "O" else dtype
+    # (an empty axis has no previous chunk size to keep)
+    previous = input_chunks if all(max(c, default=0) > 0 for c in input_chunks) else None
+    try:
+        target = normalize_chunks(chunks, shape, dtype=dtype, previous_chunks=previous)
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        raise type(exc)(
+            f"{exc}; chunks={chunks!r} does not describe chunks for the padded shape {shape}"
+        ) from None
+    check_block_count([len(c) for c in target], shape, widths, "output")
+    return tuple(target)
+
+
+def _counts_of_block_sizes(chunks: Any, shape: tuple[int, ...]) -> list[int] | None:
+    """Blocks per axis for chunks given as block sizes (an int, one per axis, or a dict of
+    them), which dask would expand into a tuple per axis; ``None`` for any other form."""
+    if isinstance(chunks, Mapping):
+        sizes = [chunks.get(i, chunks.get(i - len(shape))) for i in range(len(shape))]
+    elif isinstance(chunks, (int, np.integer)):
+        sizes = [chunks] * len(shape)
+    elif isinstance(chunks, (tuple, list)) and len(chunks) == len(shape):
+        sizes = list(chunks)
+    else:
+        return None
+    counts = []
+    for size, n in zip(sizes, shape):
+        if not isinstance(size, (int, np.integer)) or size <= 0:
+            counts.append(1)  # -1, None, "auto", explicit tuples: no more blocks than asked
+        else:
+            counts.append(max(-(-n // int(size)), 1))
+    return counts
+
+
+def regular_sizes(input_chunks: Chunks, shape: tuple[int, ...], even: bool = False) -> list[int]:
+    """The chunk size along each axis of :func:`regular_chunks`."""
+    out = []
+    for c, n in zip(input_chunks, shape):
+        size = max(max(c, default=0) or n, 1)  # an empty axis that was extended: one chunk
+        if even:
+            size = max(-(-n // max(int(n / size + 0.5), 1)), 1)
+        out.append(size)
+    return out
+
+
+def regular_chunks(input_chunks: Chunks, shape: tuple[int, ...], even: bool = False) -> Chunks:
+    """Chunks all equal but the last (shorter), as zarr stores them, along each axis:
+
+    - ``"regular"``: the input's largest chunk along the axis;
+    - ``"even"``: the padded length cut into as many chunks as it holds the input's largest
+      chunk, rounded to the nearest (so 0.67-1.5x its size): a pad leaves no thin last
+      chunk, which zarr would store as a whole one.
+    """
+    sizes = regular_sizes(input_chunks, shape, even)
+    return tuple(normalize_chunks((s,), (n,))[0] for s, n in zip(sizes, shape))
+
+
+def merge_slivers(grid: Chunks, padded_axes: Mapping[int, tuple[int, int]]) -> Chunks:
+    """The ``"merge"`` policy: the thin outer pad chunk of each side joins its neighbour
+    (the edge chunk when the pad is narrower than it), so no chunk smaller than its
+    neighbour is left at the ends of an axis and none grows beyond twice the edge chunk."""
+    out = []
+    for axis, chunks in enumerate(grid):
+        before, after = padded_axes.get(axis, (0, 0))
+        c = list(chunks)
+        if before and len(c) > 1 and c[0] < c[1]:
+            c[0:2] = [c[0] + c[1]]
+        if after and len(c) > 1 and c[-1] < c[-2]:
+            c[-2:] = [c[-2] + c[-1]]
+        out.append(tuple(c))
+    return tuple(out)
