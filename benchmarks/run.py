@@ -85,7 +85,7 @@ import dask.array as da
 import numpy as np
 
 import daskpad
-from daskpad._graph import regular_chunks
+from daskpad._chunks import regular_chunks
 from daskpad._modes import MODES
 from daskpad._tiles import zarr_can_store
 
@@ -278,7 +278,7 @@ def verdict(lib: str, mode: str) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def _positions(block: np.ndarray, shape: tuple[int, ...], block_info=None) -> np.ndarray:
+def _positions(block: np.ndarray, block_info=None) -> np.ndarray:
     """A cheap deterministic float32 block: a smooth function of the global position."""
     loc = block_info[None]["array-location"]
     out = np.zeros(block.shape, dtype=np.float32)
@@ -293,8 +293,11 @@ def _positions(block: np.ndarray, shape: tuple[int, ...], block_info=None) -> np
 
 def lazy_source(shape: tuple[int, ...], chunks: tuple[int, ...]) -> da.Array:
     """A float32 array generated block by block, never held whole anywhere."""
-    template = da.empty(shape, chunks=chunks, dtype=np.float32)
-    return template.map_blocks(_positions, shape=shape, dtype=np.float32)
+    # (meta given: under dask's query planning, map_blocks cannot infer it from a function
+    # that needs block_info, and keeps a scalar type given as dtype as the dtype itself)
+    meta = np.empty((0,) * len(shape), dtype=np.float32)
+    template = da.empty(shape, chunks=chunks, dtype=meta.dtype)
+    return template.map_blocks(_positions, dtype=meta.dtype, meta=meta)
 
 
 # --------------------------------------------------------------------------------------

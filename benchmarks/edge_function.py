@@ -1,0 +1,89 @@
+"""A user pad function, whole lines or edges only: time and peak memory of pad + sum.
+
+    python benchmarks/edge_function.py [--side 15600] [--chunk 1000] [--width 16]
+
+Pads a lazily generated float32 array (``run.lazy_source``, 0.97 GB at the default size)
+with ``run.user_pad`` (a ramp away from each edge; it reads one value next to each edge
+and writes only the pads) and sums it on dask's threaded scheduler, each case in a fresh
+process so that peak memory is its own: "unpadded" (the same sum without padding),
+"daskpad function" (the function as it is: whole lines, axis after axis), "daskpad
+edge_function" (``daskpad.edge_function(user_pad, reads=1)``: pads from the edge chunks)
+and "dask.array.pad function". Prints seconds and the peak extra resident MB of each, and
+each one's time ratio to the unpadded sum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CASES = ("unpadded", "daskpad function", "daskpad edge_function", "dask.array.pad function")
+
+
+def one(case: str, side: int, chunk: int, width: int) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    import dask
+    import dask.array as da
+    import numpy as np
+    from run import PeakRSS, lazy_source, user_pad
+
+    import daskpad
+
+    x = lazy_source((side, side), (chunk, chunk))
+    y = {
+        "unpadded": lambda: x,
+        "daskpad function": lambda: daskpad.pad(x, width, user_pad),
+        "daskpad edge_function": lambda: daskpad.pad(
+            x, width, daskpad.edge_function(user_pad, reads=1)
+        ),
+        "dask.array.pad function": lambda: da.pad(x, width, user_pad),
+    }[case]().sum(dtype=np.float64)
+    with dask.config.set(scheduler="threads"), PeakRSS() as mem:
+        t0 = time.perf_counter()
+        y.compute()
+        seconds = time.perf_counter() - t0
+    print(f"{seconds} {mem.mb}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--side", type=int, default=15_600)
+    parser.add_argument("--chunk", type=int, default=1_000)
+    parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--case", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.case:
+        one(args.case, args.side, args.chunk, args.width)
+        return 0
+    print(f"{args.side} x {args.side} float32 in chunks of {args.chunk}, pad {args.width}")
+    print("| case | seconds | peak extra MB | time ratio |\n|---|---|---|---|")
+    base = None
+    for case in CASES:
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--case",
+                case,
+                "--side",
+                str(args.side),
+                "--chunk",
+                str(args.chunk),
+                "--width",
+                str(args.width),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        seconds, mb = float(out[-2]), float(out[-1])
+        base = base or seconds
+        print(f"| {case} | {seconds:.2f} | {mb:.0f} | {seconds / base:.2f}x |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
