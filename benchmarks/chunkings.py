@@ -112,7 +112,14 @@ from daskpad._chunks import chunk_budget, regular_chunks
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from run import LIBS, PeakRSS, _fmt, _progress, lazy_source, machine  # noqa: E402
+from run import (  # noqa: E402
+    LIBS,
+    PeakRSS,
+    _progress,
+    lazy_source,
+    machine,
+    markdown_table,
+)
 
 DASK = "dask.array.pad"
 # label -> (numpy.pad mode, keyword arguments)
@@ -673,16 +680,6 @@ TITLES = {
 }
 
 
-def table(rows: list[dict]) -> str:
-    cols: list[str] = []
-    for r in rows:
-        cols += [k for k in r if k not in cols]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for r in rows:
-        lines.append("| " + " | ".join(_fmt(r.get(c, "")) for c in cols) + " |")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="small sizes (CI)")
@@ -721,7 +718,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = SECTIONS[name](cfg)
             took = time.perf_counter() - t0
             results["sections"][name] = rows
-            text = f"### {TITLES[name]}\n\n{table(rows)}\n\n_section took {took:.1f} s_\n"
+            text = f"### {TITLES[name]}\n\n{markdown_table(rows)}\n\n_section took {took:.1f} s_\n"
             print("\n" + text, flush=True)
             out.append(text)
     default = "results-chunkings-quick.json" if cfg.quick else "results-chunkings.json"

@@ -907,6 +907,11 @@ def table(section: str, rows: list[dict]) -> str:
             r["build ratio (dask/daskpad)"] = _ratio(
                 r["dask.array.pad build s"], r["daskpad build s"]
             )
+    return markdown_table(rows)
+
+
+def markdown_table(rows: list[dict]) -> str:
+    """Rows as a markdown table, one column per key in order of first appearance."""
     cols: list[str] = []
     for r in rows:
         cols += [k for k in r if k not in cols]

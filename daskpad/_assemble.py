@@ -18,6 +18,7 @@ milliseconds). With dask's array query planning the same structure is expressed 
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -280,8 +281,6 @@ class Grid:
         ``spans(start, stop)``: ``(c, lo, hi)``, the elements ``lo:hi`` of the axis, which
         lie in the grid's block ``c`` along it (cut inside the task: no task per slice).
         """
-        import functools
-
         padded = tuple(self.padded)
         chunk_starts = np.cumsum((0, *self.chunks[axis]), dtype=np.int64).tolist()
         bounds = np.cumsum((offset, *chunks), dtype=np.int64).tolist()

@@ -246,8 +246,6 @@ def _widths_text(widths: Sequence[tuple[int, int]]) -> str:
 # the policies users ask for
 # --------------------------------------------------------------------------------------
 
-POLICIES = ("merge", "regular", "even")
-
 
 def output_chunks(
     chunks: Any,
@@ -272,7 +270,7 @@ def output_chunks(
         check_block_count(
             [-(-n // s) if n else 1 for n, s in zip(shape, sizes)], shape, widths, "output"
         )
-        return regular_chunks(input_chunks, shape, even=chunks == "even")
+        return _chunks_of_sizes(sizes, shape)
     if isinstance(chunks, str) and chunks != "auto":
         raise ValueError(
             "chunks must be None, 'merge', 'regular', 'even' or a dask chunks specification, "
@@ -334,7 +332,11 @@ def regular_chunks(input_chunks: Chunks, shape: tuple[int, ...], even: bool = Fa
       chunk, rounded to the nearest (so 0.67-1.5x its size): a pad leaves no thin last
       chunk, which zarr would store as a whole one.
     """
-    sizes = regular_sizes(input_chunks, shape, even)
+    return _chunks_of_sizes(regular_sizes(input_chunks, shape, even), shape)
+
+
+def _chunks_of_sizes(sizes: Sequence[int], shape: tuple[int, ...]) -> Chunks:
+    """Chunks of ``sizes[i]`` along each axis, the last shorter."""
     return tuple(normalize_chunks((s,), (n,))[0] for s, n in zip(sizes, shape))
 
 

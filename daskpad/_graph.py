@@ -196,8 +196,8 @@ def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Si
     def layer(chunks: tuple[int, ...], offset: int, found: list[tuple[int, int, int]]) -> da.Array:
         """Blocks ``chunks`` from ``offset`` on, each reading the slabs ``found``."""
         pieces = [x.slab(ap.axis, lo, hi) for _c, lo, hi in found]
-        kwargs = dict(axis=ap.axis, piece_starts=tuple(lo for _c, lo, _hi in found))
-        kwargs["program"] = program
+        starts = tuple(lo for _c, lo, _hi in found)
+        kwargs = dict(axis=ap.axis, piece_starts=starts, program=program)
         return _blockwise_chunks(k.gather_block, x, ap.axis, chunks, offset, pieces, kwargs)
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:

@@ -249,15 +249,13 @@ def gather_block(
             out[(*before, _as_slice(at))] = pieces[int(p)][(*before, _as_slice(local[at]))]
         return out
 
-    def values(p: np.ndarray) -> Any:
+    def odd_values(p: np.ndarray) -> Any:
+        """Odd reflection, numpy's rounds replayed recursively (for a few positions)."""
         inside = (p >= program.lo) & (p < program.hi)
         if inside.all():
             return data(p - program.lo)
         outside = np.flatnonzero(~inside)
         which = _locate(program, p[outside])
-        if not program.odd and outside.size == p.size and bool(np.all(which == which[0])):
-            f = program.fills[which[0]]  # one fill maps every position: no copy here
-            return values(f.offset + f.step * p)
         out = np.empty_like(like, shape=shaped(p.size))
         if inside.any():
             out[(*before, inside)] = data(p[inside] - program.lo)
@@ -266,20 +264,20 @@ def gather_block(
         for lo, hi in zip((0, *cuts.tolist()), (*cuts.tolist(), which.size)):
             f = program.fills[which[lo]]
             at = outside[lo:hi]
-            v = values(f.offset + f.step * p[at])
-            if program.odd:
-                v = 2 * values(np.array([f.edge], dtype=np.intp)) - v
+            v = odd_values(f.offset + f.step * p[at])
+            v = 2 * odd_values(np.array([f.edge], dtype=np.intp)) - v
             out[(*before, _as_slice(at))] = v
         return out
 
-    # a view of the slab where the block is one run (narrow reflect, symmetric, wrap, edge):
-    # whoever uses the block copies it anyway, and so does dask's final concatenation
+    # the even modes copy through the periodic map: a view of the slab where the block is
+    # one run (reflect, symmetric, wrap, edge); whoever uses the block copies it anyway,
+    # and so does dask's final concatenation
     positions = np.arange(start, stop, dtype=np.intp)
     if not program.odd:
         return data(source_index(program, positions))
     if positions.size <= 64:
-        return values(positions)
-    return _odd_reflection(program, positions, values, data, shaped, like, axis)
+        return odd_values(positions)
+    return _odd_reflection(program, positions, odd_values, data, shaped, like, axis)
 
 
 def _odd_reflection(

@@ -16,22 +16,11 @@ pytest.importorskip("distributed")
 pytest.importorskip("zarr")
 
 
-@pytest.mark.slow
-@pytest.mark.cluster  # its "cluster" section starts a 2-worker LocalCluster
-def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
-    out, raw = tmp_path / "results.md", tmp_path / "results.json"
+def run_quick(script: Path, out: Path, raw: Path, *args: str) -> None:
+    """Run a benchmark script with ``--quick``, its tables to ``out`` and rows to ``raw``;
+    it must succeed and start with the machine line."""
     proc = subprocess.run(
-        [
-            sys.executable,
-            str(RUN),
-            "--quick",
-            "--out",
-            str(out),
-            "--json",
-            str(raw),
-            "--tmp",
-            str(tmp_path),
-        ],
+        [sys.executable, str(script), "--quick", "--out", str(out), "--json", str(raw), *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -39,6 +28,13 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert proc.stdout.startswith("Machine: ")
+
+
+@pytest.mark.slow
+@pytest.mark.cluster  # its "cluster" section starts a 2-worker LocalCluster
+def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
+    out, raw = tmp_path / "results.md", tmp_path / "results.json"
+    run_quick(RUN, out, raw, "--tmp", str(tmp_path))
     results = json.loads(raw.read_text())
     sections = results["sections"]
     assert set(sections) == {
@@ -101,15 +97,7 @@ CHUNKINGS = RUN.parent / "chunkings.py"
 @pytest.mark.slow
 def test_quick_chunkings_benchmark_runs_and_daskpad_matches_numpy(tmp_path):
     out, raw = tmp_path / "chunkings.md", tmp_path / "chunkings.json"
-    proc = subprocess.run(
-        [sys.executable, str(CHUNKINGS), "--quick", "--out", str(out), "--json", str(raw)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    assert proc.stdout.startswith("Machine: ")
+    run_quick(CHUNKINGS, out, raw)
     sections = json.loads(raw.read_text())["sections"]
     assert set(sections) == {"remainders", "widebuild", "widesum"}
     for name, rows in sections.items():
