@@ -138,6 +138,42 @@ def _layer_array(
     return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
 
 
+def renamed(dsk: Mapping[Any, Any], suffix: str) -> tuple[dict[Hashable, Any], Any]:
+    """The graph ``dsk`` (any form dask accepts) with every key renamed by appending
+    ``suffix`` to its name, and the renaming function for keys."""
+    from dask._task_spec import convert_legacy_graph
+
+    graph = convert_legacy_graph(dict(dsk))
+    names: dict[str, str] = {}
+
+    def rename(key: Any) -> Any:
+        if isinstance(key, tuple):
+            return (rename(key[0]), *key[1:])
+        new = names.get(key)
+        if new is None:
+            new = names[key] = f"{key}-{suffix}"
+        return new
+
+    subs = {key: rename(key) for key in graph}
+    return {subs[key]: node.substitute(subs, key=subs[key]) for key, node in graph.items()}, rename
+
+
+def fresh_copy(x: da.Array) -> da.Array:
+    """``x`` computed again, under keys no other array uses: tasks that read the copy do not
+    keep ``x``'s blocks alive, at the cost of computing (reading) ``x`` a second time."""
+    if not query_planning():
+        from dask.graph_manipulation import clone
+
+        return clone(x)
+    from dask.array._array_expr._collection import from_graph
+    from dask.core import flatten
+
+    graph, rename = renamed(x.__dask_graph__(), f"copy-{tokenize(x.name)}")
+    keys = [rename(key) for key in flatten(x.__dask_keys__())]
+    meta = meta_from_array(x._meta, ndim=x.ndim)
+    return from_graph(graph, meta, x.chunks, keys, f"{x.name.split('-')[0]}-copy")
+
+
 BLOCK_INDEX = "pad-index"  # the name prefix of block_index's layers
 
 
@@ -195,11 +231,23 @@ class Grid:
         self.meta = meta_from_array(x._meta, ndim=x.ndim)
         self.chunks: list[tuple[int, ...]] = list(x.chunks)
         self.padded: list[_Padded] = []
-        self.concatenated: da.Array = x  # the query-planning form of the same grid
+        self.concatenated: da.Array = self._with_meta(x)  # the query-planning form
+        self.copies = 0  # how many statistics read x again through fresh_copy
+
+    def _with_meta(self, x: da.Array) -> da.Array:
         if query_planning() and np.ndim(x._meta) != x.ndim:
             # concatenate needs metas of the array's ndim; a blockwise identity (fused away
             # by dask's optimiser) gives x one
-            self.concatenated = da.map_blocks(k.identity, x, meta=self.meta, dtype=x.dtype)
+            return da.map_blocks(k.identity, x, meta=self.meta, dtype=x.dtype)
+        return x
+
+    def _concatenated_over(self, x: da.Array) -> da.Array:
+        """The query-planning form of the grid, with ``x`` in place of the input."""
+        y = self._with_meta(x)
+        for p in self.padded:
+            parts = [a for a in (p.before, y, p.after) if a is not None]
+            y = da.concatenate(parts, axis=p.axis)
+        return y
 
     # -- what builders see -------------------------------------------------------------
 
@@ -236,20 +284,30 @@ class Grid:
         return view[local]
 
     def map_slab(
-        self, axis: int, start: int, stop: int, fn: Callable[[da.Array], da.Array]
+        self,
+        axis: int,
+        start: int,
+        stop: int,
+        fn: Callable[[da.Array], da.Array],
+        copy: bool = False,
     ) -> da.Array:
         """``fn`` of the slab ``[start:stop]`` along ``axis``, for an ``fn`` that reduces the
         slab to length one along ``axis`` independently for each face position (a
-        statistic).
+        statistic). With ``copy``, the input's part of the slab is read from a
+        :func:`fresh_copy` of it.
 
         ``fn`` is applied to the slab of each array the grid is made of (the input and the
         pad blocks of earlier axes, each complete along ``axis``) and the results are laid
         out like the grid, so interior blocks are read directly, never through aliases.
         """
-        if not self.padded or query_planning():
-            return fn(self.slab(axis, start, stop))
+        x = fresh_copy(self.x) if copy else self.x
         index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
-        results = {self.x.name: fn(self.x[index])}
+        if query_planning():
+            grid = self._concatenated_over(x) if copy else self.concatenated
+            return fn(grid[index])
+        if not self.padded:
+            return fn(x[index])
+        results = {self.x.name: fn(x[index])}
         for p in self.padded:
             for a in (p.before, p.after):
                 if a is not None:
@@ -371,7 +429,7 @@ class Grid:
         """The padded array, in the grid's own chunks or in ``target`` chunks."""
         if query_planning():
             y = self.concatenated
-            return y if target is None or target == y.chunks else y.rechunk(target)
+            return y if target is None else regrid(y, target)
         padded = tuple(self.padded)
         grid_chunks = tuple(self.chunks)
         token = tokenize(self.x.name, [_names(p) for p in padded], target)
@@ -394,15 +452,20 @@ class Grid:
         )
 
 
+ONE_STAGE = 2**62  # a rechunk graph-growth threshold no plan reaches
+
+
 def regrid(a: da.Array, target: Chunks) -> da.Array:
     """``a`` in ``target`` chunks: each block cut out of, or joined from, the blocks of ``a``
     it overlaps, in one lazy layer (no rechunk plan to build); dask's ``rechunk`` under
-    query planning."""
+    query planning, in one stage: array-expr's rechunk (dask 2026.8) builds tasks with
+    malformed keys when it plans intermediate stages, as it does between many
+    one-element chunks and wider ones."""
     target = tuple(tuple(int(c) for c in cs) for cs in target)
     if target == a.chunks:
         return a
     if query_planning():
-        return a.rechunk(target)
+        return a.rechunk(target, threshold=ONE_STAGE)
     name = f"pad-regrid-{tokenize(a.name, target)}"
     return _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a)
 

@@ -17,7 +17,6 @@ import functools
 import itertools
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import dask.array as da
@@ -26,6 +25,7 @@ from dask.array.core import PerformanceWarning, normalize_chunks
 from dask.array.utils import meta_from_array
 
 from . import _kernels as k
+from . import _line_kernels as lk
 from ._assemble import Grid, block_index, blocks_from_nothing, query_planning, regrid
 from ._chunks import (
     AFTER,
@@ -36,7 +36,7 @@ from ._chunks import (
     output_chunks,
     pad_layout,
 )
-from ._modes import MODES, EdgeFunction
+from ._modes import EdgeFunction
 from ._normalize import AxisPlan, PadPlan
 
 Sides = tuple[da.Array | None, da.Array | None]
@@ -260,8 +260,31 @@ def _face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:
 
 
 def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Array:
-    """The statistic of ``x[start:stop]`` along ``axis``, length one there, in x's dtype."""
-    return x.map_slab(axis, start, stop, lambda slab: _slab_statistic(slab, axis, stat))
+    """The statistic of ``x[start:stop]`` along ``axis``, length one there, in x's dtype.
+
+    A median needs whole lines, so a long slab is read in stripes across the face. Two
+    axes' medians read every block of the input in crossing stripes (columns, then rows),
+    which would keep the input in memory until both are done; so every long median after
+    the first reads the input again, from a fresh copy, when the input is larger than
+    ``COPY_ABOVE`` budgets."""
+    copy = False
+    if stat == "median" and _long_slab(x, axis, start, stop):
+        nbytes = int(np.prod(x.x.shape, dtype=np.int64)) * x.dtype.itemsize
+        copy = x.copies > 0 and nbytes > COPY_ABOVE * chunk_budget()
+        x.copies += 1
+    fn = functools.partial(_slab_statistic, axis=axis, stat=stat)
+    return x.map_slab(axis, start, stop, fn, copy=copy)
+
+
+COPY_ABOVE = 4  # budgets: a median reading crossing stripes of a larger input reads a copy
+
+
+def _long_slab(x: Frame, axis: int, start: int, stop: int) -> bool:
+    """Whether ``[start:stop]`` along ``axis`` spans more than two of x's input chunks."""
+    bounds = np.cumsum((0, *x.x.chunks[axis]))
+    first = int(np.searchsorted(bounds, start, side="right"))
+    last = int(np.searchsorted(bounds, stop, side="left"))
+    return last - first + 1 > 2
 
 
 def _slab_statistic(slab: da.Array, axis: int, stat: str) -> da.Array:
@@ -373,12 +396,12 @@ def build_edge_function(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks
         kwargs=plan.function_kwargs,
     )
     pieces = [x.slab(axis, lo, hi) for lo, hi in ranges]
-    pads = _blockwise_along(k.edge_function_pads, x, axis, ap.before + ap.after, pieces, kwargs)
+    pads = _blockwise_along(lk.edge_function_pads, x, axis, ap.before + ap.after, pieces, kwargs)
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         start = 0 if side == BEFORE else ap.before
         part = pads[(slice(None),) * axis + (slice(start, start + sum(chunks)),)]
-        return part.rechunk(_with_axis(x, axis, chunks))
+        return regrid(part, _with_axis(x, axis, chunks))
 
     return _per_pad_block(ap, sides, make)
 
@@ -455,31 +478,3 @@ def whole_along(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
         dtype=dtype,
         previous_chunks=x.chunks,
     )
-
-
-def pad_with_function(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
-    """A user function: zero-pad, then for each axis in turn hand it every whole line."""
-    assert plan.function is not None
-    zeros = replace(
-        plan,
-        mode=MODES["constant"],
-        function=None,
-        axes=tuple(replace(ap, values=(0, 0)) for ap in plan.axes),
-    )
-    widths = [(ap.before, ap.after) for ap in plan.axes]
-    target = output_chunks(chunks, x.chunks, plan.new_shape, x.dtype, widths)
-    x = pad_axes(x, zeros)
-    if isinstance(chunks, str) and chunks == "merge":
-        target = merge_slivers(x.chunks, dict(enumerate(widths)))
-    for ap in plan.axes:
-        lines = x.rechunk(whole_along(x, ap.axis))
-        x = lines.map_blocks(
-            k.apply_function,
-            dtype=x.dtype,
-            meta=meta_from_array(x._meta, ndim=x.ndim),
-            function=plan.function,
-            axis=ap.axis,
-            iaxis_pad_width=(ap.before, ap.after),
-            kwargs=plan.function_kwargs,
-        )
-    return x if target is None or target == x.chunks else x.rechunk(target)

@@ -8,7 +8,8 @@ from typing import Any
 
 import dask.array as da
 
-from ._graph import pad_axes, pad_with_function
+from ._function import pad_with_function
+from ._graph import pad_axes
 from ._normalize import check_with_numpy, normalize
 
 

@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ._assemble import BLOCK_INDEX
+from ._assemble import BLOCK_INDEX, renamed
 from ._kernels import repeat_block
 
 Chunks = tuple[tuple[int, ...], ...]
@@ -275,26 +275,12 @@ def _is_distributed(schedule: Any) -> bool:
 def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
     """The graph that computes ``collections`` (optimised as ``dask.compute`` does) with
     every key renamed to one no other computation uses, and its output keys."""
-    from dask._task_spec import convert_legacy_graph
     from dask.base import collections_to_expr
     from dask.core import flatten
 
     expr = collections_to_expr(list(collections), optimize_graph=True).optimize()
-    dsk = convert_legacy_graph(dict(expr.__dask_graph__()))
-    suffix = uuid.uuid4().hex
-    names: dict[str, str] = {}
-
-    def rename(key: Any) -> Any:
-        if isinstance(key, tuple):
-            return (rename(key[0]), *key[1:])
-        new = names.get(key)
-        if new is None:
-            new = names[key] = f"{key}-{suffix}"
-        return new
-
-    subs = {key: rename(key) for key in dsk}
-    graph = {subs[key]: node.substitute(subs, key=subs[key]) for key, node in dsk.items()}
-    return graph, [subs[key] for key in flatten(expr.__dask_keys__())]
+    graph, rename = renamed(expr.__dask_graph__(), uuid.uuid4().hex)
+    return graph, [rename(key) for key in flatten(expr.__dask_keys__())]
 
 
 def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False) -> list[Any]:

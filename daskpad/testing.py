@@ -436,6 +436,23 @@ def pad_inplace_and_return(
     return vector
 
 
+def pad_and_reverse_data(
+    vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwargs: Any
+) -> None:
+    """Pads with the line's first and last values, then reverses the data part of lines
+    whose first and last data values differ: a function that writes the data too, on some
+    lines only (numpy keeps what it wrote)."""
+    before, after = iaxis_pad_width
+    n = len(vector) - before - after
+    if n == 0:
+        return
+    vector[:before] = vector[before]
+    vector[before + n :] = vector[before + n - 1]
+    data = vector[before : before + n]
+    if bool(data[0] != data[-1]):
+        data[:] = data[::-1].copy()
+
+
 #: Padding functions the strategies draw, with a strategy for their keyword arguments.
 CALLABLES: tuple[tuple[Callable[..., Any], st.SearchStrategy[dict]], ...] = (
     (
@@ -448,6 +465,7 @@ CALLABLES: tuple[tuple[Callable[..., Any], st.SearchStrategy[dict]], ...] = (
     ),
     (pad_returning_new, st.just({})),
     (pad_inplace_and_return, st.just({})),
+    (pad_and_reverse_data, st.just({})),
 )
 
 

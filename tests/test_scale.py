@@ -112,6 +112,52 @@ def test_whole_axis_median_reads_narrow_slabs_within_the_budget():
         np.testing.assert_array_equal(y.compute(), np.pad(data, ((3, 2), (0, 0)), "median"))
 
 
+def _leaves_read(graph: dict, key, layer: str) -> set:
+    """The keys without dependencies that ``key`` reads, directly or not, other than
+    through the statistics of other layers."""
+    from dask.core import get_dependencies
+
+    seen, todo, leaves = set(), [key], set()
+    while todo:
+        k = todo.pop()
+        if k in seen or (k != key and str(k[0]).startswith(layer)):
+            continue
+        seen.add(k)
+        deps = get_dependencies(graph, k)
+        if not deps:
+            leaves.add(k)
+        todo.extend(deps)
+    return leaves
+
+
+@pytest.mark.parametrize("copies", [True, False])
+def test_medians_of_two_axes_read_the_input_once_each_when_it_is_large(monkeypatch, copies):
+    # column medians read whole columns of blocks, row medians whole rows: read from the same
+    # blocks, every block would stay in memory until both were done; above COPY_ABOVE budgets
+    # the row medians read a fresh copy of the input instead
+    monkeypatch.setattr(daskpad._graph, "COPY_ABOVE", 0 if copies else 10**6)
+    data = np.random.default_rng(3).random((30, 40))
+    x = da.ones((30, 40), chunks=10).map_blocks(
+        lambda b, d=data, block_info=None: d[
+            tuple(slice(*loc) for loc in block_info[None]["array-location"])
+        ],
+        dtype=np.float64,
+        meta=np.empty((0, 0)),
+    )
+    y = daskpad.pad(x, 2, mode="median")
+    graph = graph_of(y)
+    by_layer: dict[str, set] = {}
+    for key in graph:
+        if isinstance(key, tuple) and str(key[0]).startswith("stat_block"):
+            by_layer.setdefault(key[0], set()).update(_leaves_read(graph, key, "stat_block"))
+    # the column medians and the row medians each read every block of the input (and the
+    # row medians of the pad rows read the column medians only)
+    whole = [leaves for leaves in by_layer.values() if len(leaves) >= 12]
+    assert len(whole) == 2
+    assert (whole[0] & whole[1] == set()) == copies
+    np.testing.assert_array_equal(y.compute(), np.pad(data, 2, "median"))
+
+
 # -- output chunk policies ---------------------------------------------------------------
 
 X = np.arange(10 * 7, dtype=float).reshape(10, 7)

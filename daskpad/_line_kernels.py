@@ -1,0 +1,276 @@
+"""Block kernels for user functions (``mode=callable``): plain numpy, no dask graphs.
+
+numpy.pad calls a user function as ``function(vector, iaxis_pad_width, iaxis, kwargs)`` on
+every line of the zero-padded array along axis 0, then along axis 1 (lines that now hold
+what it wrote along axis 0), and so on. :func:`function_pass` runs one such pass over a
+stripe (a block whole along the pass's axis); a pass other than the last returns only what
+the function changed there (:class:`Changed`), which the stripes of later passes paste onto
+the input they read again. :func:`edge_function_pads` serves functions that promised to
+read and write only next to the edges (:func:`daskpad.edge_function`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._kernels import _concatenate
+
+
+def _call_on_lines(
+    out: Any,
+    function: Callable[..., Any],
+    axis: int,
+    iaxis_pad_width: tuple[int, int],
+    kwargs: Mapping[str, Any],
+) -> None:
+    """``function(vector, iaxis_pad_width, iaxis, kwargs)`` on every line of ``out`` along
+    ``axis``, in place, as numpy.pad calls it; a function that returns the padded vector
+    instead (an array of the vector's shape) is honoured too."""
+    lines = np.moveaxis(out, axis, -1)
+    for index in np.ndindex(lines.shape[:-1]):
+        vector = lines[(*index, Ellipsis)]
+        returned = function(vector, iaxis_pad_width, axis, kwargs)
+        if returned is not None and returned is not vector and np.shape(returned) == vector.shape:
+            vector[...] = returned
+
+
+def apply_function(
+    block: Any,
+    *,
+    function: Callable[..., Any],
+    axis: int,
+    iaxis_pad_width: tuple[int, int],
+    kwargs: Mapping[str, Any],
+) -> Any:
+    """Call the function on every line of ``block`` along ``axis`` (whole lines, already
+    zero-padded), as numpy.pad does."""
+    out = block.copy()
+    _call_on_lines(out, function, axis, iaxis_pad_width, kwargs)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# one pass over a stripe, reporting what changed
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Values of the padded array in the box starting at ``start`` (padded positions)."""
+
+    start: tuple[int, ...]
+    values: Any
+
+    def overlaps(self, origin: Sequence[int], shape: Sequence[int]) -> bool:
+        return all(
+            max(lo, o) < min(lo + n, o + m)
+            for lo, n, o, m in zip(self.start, self.values.shape, origin, shape)
+        )
+
+    def paste(self, out: Any, origin: Sequence[int]) -> None:
+        """Write the part of this piece that lies in ``out`` (a block at ``origin``)."""
+        into, take = [], []
+        for lo, n, o, m in zip(self.start, self.values.shape, origin, out.shape):
+            a, b = max(lo, o), min(lo + n, o + m)
+            if a >= b:
+                return
+            into.append(slice(a - o, b - o))
+            take.append(slice(a - lo, b - lo))
+        out[tuple(into)] = self.values[tuple(take)]
+
+
+@dataclass(frozen=True)
+class Changed:
+    """What one pass of the user function changed in one stripe: the pads along the
+    pass's axis always, the data part too when the function wrote there (rarely: numpy
+    documents the pads as what the function fills)."""
+
+    pieces: tuple[Piece, ...]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(p.values.nbytes) for p in self.pieces)
+
+
+def _flat(nested: Any) -> Iterator[Any]:
+    if isinstance(nested, (list, tuple)):
+        for item in nested:
+            yield from _flat(item)
+    else:
+        yield nested
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two blocks hold the same bytes (and masks): -0.0 is not 0.0, a NaN is
+    itself."""
+    if a.dtype.kind == "O":
+        return all(p is q for p, q in zip(a.flat, b.flat))
+    if np.ma.getmask(a) is not np.ma.nomask or np.ma.getmask(b) is not np.ma.nomask:
+        if not np.array_equal(np.ma.getmaskarray(a), np.ma.getmaskarray(b)):
+            return False
+        a, b = np.ma.getdata(a), np.ma.getdata(b)
+    return bool(np.array_equal(_bytes(a), _bytes(b)))
+
+
+def _bytes(a: Any) -> Any:
+    """``a``'s bytes as uint8, a view where the last axis is contiguous."""
+    try:
+        return a.view(np.uint8)
+    except ValueError:
+        return np.ascontiguousarray(a).view(np.uint8)
+
+
+def function_pass(
+    blocks: Any,
+    *args: Any,
+    axis: int,
+    widths: Sequence[tuple[int, int]],
+    starts: Sequence[Sequence[int]],
+    function: Callable[..., Any],
+    kwargs: Mapping[str, Any],
+    last: bool,
+) -> Any:
+    """One pass of a user function over a stripe whole along ``axis``.
+
+    ``blocks`` are the stripe's blocks of the zero-padded input, in order along ``axis``;
+    ``args`` are the stripe's block index along each other axis (one-element arrays), then,
+    for each earlier pass in order, the :class:`Changed` of every earlier stripe that may
+    overlap this one. Those are pasted onto the joined blocks, so the stripe holds what
+    numpy's array holds when this pass begins. The last pass returns the stripe; the others
+    what the function changed, found by comparing the data part with the blocks.
+    """
+    blocks = list(_flat(blocks))
+    ndim = blocks[0].ndim
+    given = iter(int(np.asarray(a).ravel()[0]) for a in args[: ndim - 1])
+    origin = tuple(0 if i == axis else int(starts[i][next(given)]) for i in range(ndim))
+    pasted = [piece for changed in _flat(list(args[ndim - 1 :])) for piece in changed.pieces]
+    pad_width = widths[axis]
+    if last:
+        out = _concatenate(blocks, axis) if len(blocks) > 1 else blocks[0].copy()
+        for piece in pasted:
+            piece.paste(out, origin)
+        _call_on_lines(out, function, axis, pad_width, kwargs)
+        return out
+    return _changes(blocks, pasted, origin, axis, pad_width, function, kwargs)
+
+
+GROUP_BYTES = 4 * 2**20  # a pass that keeps only changes handles lines in groups this big
+
+
+def _changes(
+    blocks: Sequence[Any],
+    pasted: Sequence[Piece],
+    origin: tuple[int, ...],
+    axis: int,
+    pad_width: tuple[int, int],
+    function: Callable[..., Any],
+    kwargs: Mapping[str, Any],
+) -> Changed:
+    """What the function changes in the stripe made of ``blocks`` (and ``pasted``): the
+    lines are joined and handed to it a group at a time, a few MB each, so the stripe is
+    never held whole; the pads are gathered, and any group whose data changed is kept."""
+    like = blocks[0]
+    ndim = like.ndim
+    before, after = pad_width
+    length = sum(b.shape[axis] for b in blocks)
+    face = [i for i in range(ndim) if i != axis]
+    wide = max(face, key=lambda i: like.shape[i])
+    others = int(np.prod([like.shape[i] for i in face if i != wide]))
+    line = max(length * max(like.dtype.itemsize, 1) * others, 1)  # bytes per step
+    step = max(GROUP_BYTES // line, 1)
+    at = (slice(None),) * axis
+    shape = list(like.shape)
+    pads = []
+    for width in (before, after):
+        shape[axis] = width
+        pads.append(np.empty_like(like, shape=tuple(shape)))
+    middles = []
+    for lo in range(0, max(like.shape[wide], 1), step):
+        group = tuple(slice(lo, lo + step) if i == wide else slice(None) for i in range(ndim))
+        parts = [b[group] for b in blocks]
+        buf = _concatenate(parts, axis) if len(parts) > 1 else parts[0].copy()
+        here = tuple(o + lo if i == wide else o for i, o in enumerate(origin))
+        for piece in pasted:
+            piece.paste(buf, here)
+        _call_on_lines(buf, function, axis, pad_width, kwargs)
+        pads[0][group] = buf[(*at, slice(0, before))]
+        pads[1][group] = buf[(*at, slice(length - after, length))]
+        if not _data_kept(buf, parts, pasted, here, axis, before, length - after):
+            start = tuple(before if i == axis else h for i, h in enumerate(here))
+            middles.append(Piece(start, buf[(*at, slice(before, length - after))].copy()))
+    ends = (
+        Piece(tuple(0 if i == axis else o for i, o in enumerate(origin)), pads[0]),
+        Piece(tuple(length - after if i == axis else o for i, o in enumerate(origin)), pads[1]),
+    )
+    return Changed(tuple(p for p in (*ends, *middles) if p.values.size))
+
+
+def _data_kept(
+    out: Any,
+    blocks: Sequence[Any],
+    pasted: Sequence[Piece],
+    origin: tuple[int, ...],
+    axis: int,
+    lo: int,
+    hi: int,
+) -> bool:
+    """Whether ``out[lo:hi]`` along ``axis`` still holds what the blocks (with the pasted
+    pieces) held: block by block, copying a block only where a piece was pasted on it."""
+    at = (slice(None),) * axis
+    start = 0
+    for block in blocks:
+        stop = start + block.shape[axis]
+        a, b = max(start, lo), min(stop, hi)
+        if a < b:
+            ref = block[(*at, slice(a - start, b - start))]
+            here = tuple(a if i == axis else o for i, o in enumerate(origin))
+            on = [p for p in pasted if p.overlaps(here, ref.shape)]
+            if on:
+                ref = ref.copy()
+                for p in on:
+                    p.paste(ref, here)
+            if not _same(ref, out[(*at, slice(a, b))]):
+                return False
+        start = stop
+    return True
+
+
+# --------------------------------------------------------------------------------------
+# a function that reads and writes only next to the edges
+# --------------------------------------------------------------------------------------
+
+
+def edge_function_pads(
+    *pieces: Any,
+    axis: int,
+    length: int,
+    iaxis_pad_width: tuple[int, int],
+    piece_starts: Sequence[int],
+    function: Callable[..., Any],
+    kwargs: Mapping[str, Any],
+) -> Any:
+    """Both pads of every line along ``axis`` from a function that promised to read only
+    the data values in ``pieces`` (slices of the axis starting at ``piece_starts``) and to
+    write only the pads (:func:`daskpad.edge_function`): the lines are laid out at their
+    full length, zero elsewhere, and only the pads (before, then after) are returned.
+
+    The full-length buffer comes from ``numpy.zeros``, whose untouched pages the operating
+    system never backs with memory, so a task holds about the pads and the pieces.
+    """
+    before, after = iaxis_pad_width
+    like = pieces[0]
+    shape = (*like.shape[:axis], before + length + after, *like.shape[axis + 1 :])
+    if type(like) is np.ndarray:
+        line = np.zeros(shape, dtype=like.dtype)
+    else:
+        line = np.zeros_like(like, shape=shape)
+    at = (slice(None),) * axis
+    for piece, lo in zip(pieces, piece_starts):
+        line[(*at, slice(before + lo, before + lo + piece.shape[axis]))] = piece
+    _call_on_lines(line, function, axis, iaxis_pad_width, kwargs)
+    end = before + length
+    return _concatenate([line[(*at, slice(0, before))], line[(*at, slice(end, None))]], axis)

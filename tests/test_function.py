@@ -1,0 +1,139 @@
+"""User functions (mode=callable): passes that keep only what the function changed, and
+input read again for each pass, so the array is never held whole between passes."""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+import pytest
+from graphfacts import graph_of
+
+import daskpad
+from daskpad import _line_kernels as lk
+
+
+def ramp(vector, iaxis_pad_width, iaxis, kwargs):
+    before, after = iaxis_pad_width
+    if before:
+        vector[:before] = vector[before] - np.arange(before, 0, -1)
+    if after:
+        vector[-after:] = vector[-after - 1] + np.arange(1, after + 1)
+
+
+def flip_big_lines(vector, iaxis_pad_width, iaxis, kwargs):
+    """Pads, and reverses the data of lines whose first data value is above 50."""
+    ramp(vector, iaxis_pad_width, iaxis, kwargs)
+    before, after = iaxis_pad_width
+    data = vector[before : len(vector) - after]
+    if data.size and data[0] > 50:
+        data[:] = data[::-1].copy()
+
+
+def negate_zeros(vector, iaxis_pad_width, iaxis, kwargs):
+    """0.0 becomes -0.0: equal as numbers, not as bytes, and numpy.pad keeps -0.0."""
+    vector *= np.where(vector == 0, -1.0, 1.0)
+
+
+def _stripe(function, blocks, widths=((2, 3), (0, 0))):
+    """Pass 0 over a stripe of ``blocks`` (joined along axis 0) at face position 0."""
+    return lk.function_pass(
+        blocks,
+        np.array([0]),
+        axis=0,
+        widths=widths,
+        starts=((0,), (0,)),
+        function=function,
+        kwargs={},
+        last=False,
+    )
+
+
+def _zero_padded(data, widths=((2, 3), (0, 0))):
+    (b, a), _ = widths
+    padded = np.pad(data, widths)
+    return [padded[:b], padded[b : b + 4], padded[b + 4 : -a], padded[-a:]]
+
+
+def test_a_pass_keeps_only_the_pads_when_the_function_writes_only_pads():
+    data = np.arange(8 * 5, dtype=float).reshape(8, 5)
+    changed = _stripe(ramp, _zero_padded(data))
+    want = np.pad(data, ((2, 3), (0, 0)), ramp)
+    assert [p.start for p in changed.pieces] == [(0, 0), (10, 0)]
+    np.testing.assert_array_equal(changed.pieces[0].values, want[:2])
+    np.testing.assert_array_equal(changed.pieces[1].values, want[10:])
+    assert changed.nbytes == 5 * 5 * 8
+
+
+@pytest.mark.parametrize("group_bytes", [1, 2**20])
+def test_a_pass_keeps_the_data_lines_the_function_changed(monkeypatch, group_bytes):
+    monkeypatch.setattr(lk, "GROUP_BYTES", group_bytes)  # one line per group, or one group
+    data = np.arange(8 * 5, dtype=float).reshape(8, 5)
+    data[0, 2:] += 100  # columns 2-4 start above 50
+    changed = _stripe(flip_big_lines, _zero_padded(data))
+    want = np.pad(data, ((2, 3), (0, 0)), flip_big_lines)
+    out = np.zeros_like(want)
+    for piece in changed.pieces:
+        piece.paste(out, (0, 0))
+    kept = [p for p in changed.pieces if p.start[0] == 2]
+    assert sum(p.values.shape[1] for p in kept) == (3 if group_bytes == 1 else 5)
+    np.testing.assert_array_equal(out[:2], want[:2])
+    np.testing.assert_array_equal(out[10:], want[10:])
+    np.testing.assert_array_equal(out[2:10, 2:], want[2:10, 2:])
+
+
+def test_negative_zero_written_over_zero_is_a_change():
+    data = np.zeros((8, 5))
+    changed = _stripe(negate_zeros, _zero_padded(data))
+    assert any(p.start[0] == 2 for p in changed.pieces)
+    out = np.full((13, 5), 7.0)
+    for piece in changed.pieces:
+        piece.paste(out, (0, 0))
+    assert np.signbit(out).all()
+
+
+def _leaves(graph, key):
+    """The keys without dependencies ``key`` reads, other than through other passes."""
+    from dask.core import get_dependencies
+
+    seen, todo, leaves = set(), [key], set()
+    while todo:
+        k = todo.pop()
+        if k in seen or (k != key and str(k[0]).startswith("function-pass-")):
+            continue
+        seen.add(k)
+        deps = get_dependencies(graph, k)
+        if not deps:
+            leaves.add(k)
+        todo.extend(deps)
+    return leaves
+
+
+def test_each_pass_reads_the_input_from_its_own_copy():
+    # pass 0 reads columns of blocks and pass 1 rows: from the same blocks, every block
+    # would stay in memory until both passes were done with it
+    data = np.random.default_rng(4).random((30, 40))
+    x = da.ones((30, 40), chunks=10).map_blocks(
+        lambda b, d=data, block_info=None: d[
+            tuple(slice(*loc) for loc in block_info[None]["array-location"])
+        ],
+        dtype=np.float64,
+        meta=np.empty((0, 0)),
+    )
+    y = daskpad.pad(x, 2, ramp)
+    graph = graph_of(y)
+    passes: dict[str, set] = {}
+    for key in graph:
+        if isinstance(key, tuple) and str(key[0]).startswith("function-pass-"):
+            name = key[0].rsplit("-", 1)[0]
+            passes.setdefault(name, set()).update(_leaves(graph, key))
+    assert set(passes) == {"function-pass-0", "function-pass-1"}
+    ones = [{k for k in reads if str(k[0]).startswith("ones")} for reads in passes.values()]
+    assert len(ones[0]) == len(ones[1]) == 12 and not ones[0] & ones[1]
+    np.testing.assert_array_equal(y.compute(), np.pad(data, 2, ramp))
+
+
+def test_the_last_pass_gives_the_values_and_earlier_passes_only_changes():
+    data = np.arange(20 * 30, dtype=float).reshape(20, 30)
+    x = da.from_array(data, chunks=(7, 8))
+    y = daskpad.pad(x, ((3, 1), (2, 4)), flip_big_lines)
+    np.testing.assert_array_equal(y.compute(), np.pad(data, ((3, 1), (2, 4)), flip_big_lines))
