@@ -121,7 +121,7 @@ def pad_chunks(
     bounds = [0, *(c for c in cuts if 0 < c < width), width]
     out: list[int] = []
     for lo, hi in itertools.pairwise(bounds):
-        out += _near_equal(hi - lo, size)
+        out += near_equal(hi - lo, size)
     return tuple(out)
 
 
@@ -214,10 +214,12 @@ def _largest(width: int, size: int, cuts: Sequence[int] | None) -> int:
     return max(-(-(hi - lo) // -(-(hi - lo) // size)) for lo, hi in itertools.pairwise(bounds))
 
 
-def _near_equal(length: int, most: int) -> list[int]:
-    parts = -(-length // most)
+def near_equal(length: int, most: int) -> tuple[int, ...]:
+    """``length`` in as few near-equal parts of at most ``most`` as there can be, the larger
+    first (one part of 0 for a length of 0)."""
+    parts = max(-(-length // most), 1)
     base, extra = divmod(length, parts)
-    return [base + 1] * extra + [base] * (parts - extra)
+    return (base + 1,) * extra + (base,) * (parts - extra)
 
 
 def check_block_count(

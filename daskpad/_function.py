@@ -26,7 +26,7 @@ from dask.array.utils import meta_from_array
 
 from . import _line_kernels as lk
 from ._assemble import block_index, fresh_copy, regrid
-from ._chunks import chunk_budget, merge_slivers, output_chunks
+from ._chunks import chunk_budget, merge_slivers, near_equal, output_chunks
 from ._graph import pad_axes, whole_along
 from ._modes import MODES
 from ._normalize import PadPlan
@@ -52,12 +52,9 @@ def stripe_faces(shape: tuple[int, ...], chunks: Chunks, itemsize: int) -> Chunk
             widest = max(face, key=lambda i: (size[i], i))
             size[widest] = -(-size[widest] // 2)
 
-    def cut(c: int, limit: int) -> tuple[int, ...]:
-        parts = -(-c // limit) if c else 1
-        base, extra = divmod(c, parts)
-        return (base + 1,) * extra + (base,) * (parts - extra)
-
-    return tuple(tuple(p for c in cs for p in cut(c, size[i])) for i, cs in enumerate(chunks))
+    return tuple(
+        tuple(p for c in cs for p in near_equal(c, size[i])) for i, cs in enumerate(chunks)
+    )
 
 
 def pad_with_function(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:

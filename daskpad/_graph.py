@@ -33,6 +33,7 @@ from ._chunks import (
     chunk_budget,
     face_nbytes,
     merge_slivers,
+    near_equal,
     output_chunks,
     pad_layout,
 )
@@ -345,13 +346,8 @@ def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
         # as wide as fits next to the others, or half as wide when even that is too much
         size[widest] = max(most // others, 1) if others <= most else -(-size[widest] // 2)
 
-    def cut(c: int, limit: int) -> tuple[int, ...]:
-        parts = -(-c // limit) if c else 1
-        base, extra = divmod(c, parts)
-        return (base + 1,) * extra + (base,) * (parts - extra)
-
     return tuple(
-        c if i == axis else tuple(p for b in c for p in cut(b, size[i]))
+        c if i == axis else tuple(p for b in c for p in near_equal(b, size[i]))
         for i, c in enumerate(x.chunks)
     )
 

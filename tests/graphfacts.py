@@ -51,6 +51,23 @@ def input_blocks_read(y: da.Array, x: da.Array) -> dict[tuple[int, ...], set[tup
     return {tuple(key[1:]): set(reads(key)) for key in _flat_keys(y)}
 
 
+def leaves_read(graph: dict[Hashable, Any], key: Hashable, stop: str) -> set[Hashable]:
+    """The keys without dependencies that ``key`` reads, directly or not, other than
+    through keys whose names start with ``stop`` (``key``'s own layer, say)."""
+    seen: set[Hashable] = set()
+    todo, leaves = [key], set()
+    while todo:
+        k = todo.pop()
+        if k in seen or (k != key and isinstance(k, tuple) and str(k[0]).startswith(stop)):
+            continue
+        seen.add(k)
+        deps = get_dependencies(graph, k)
+        if not deps:
+            leaves.add(k)
+        todo.extend(deps)
+    return leaves
+
+
 def _flat_keys(y: da.Array) -> list[tuple[Any, ...]]:
     keys = y.__dask_keys__()
     out: list[tuple[Any, ...]] = []

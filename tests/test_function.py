@@ -6,7 +6,7 @@ from __future__ import annotations
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import graph_of
+from graphfacts import graph_of, leaves_read
 
 import daskpad
 from daskpad import _line_kernels as lk
@@ -91,23 +91,6 @@ def test_negative_zero_written_over_zero_is_a_change():
     assert np.signbit(out).all()
 
 
-def _leaves(graph, key):
-    """The keys without dependencies ``key`` reads, other than through other passes."""
-    from dask.core import get_dependencies
-
-    seen, todo, leaves = set(), [key], set()
-    while todo:
-        k = todo.pop()
-        if k in seen or (k != key and str(k[0]).startswith("function-pass-")):
-            continue
-        seen.add(k)
-        deps = get_dependencies(graph, k)
-        if not deps:
-            leaves.add(k)
-        todo.extend(deps)
-    return leaves
-
-
 def test_each_pass_reads_the_input_from_its_own_copy():
     # pass 0 reads columns of blocks and pass 1 rows: from the same blocks, every block
     # would stay in memory until both passes were done with it
@@ -125,7 +108,7 @@ def test_each_pass_reads_the_input_from_its_own_copy():
     for key in graph:
         if isinstance(key, tuple) and str(key[0]).startswith("function-pass-"):
             name = key[0].rsplit("-", 1)[0]
-            passes.setdefault(name, set()).update(_leaves(graph, key))
+            passes.setdefault(name, set()).update(leaves_read(graph, key, "function-pass-"))
     assert set(passes) == {"function-pass-0", "function-pass-1"}
     ones = [{k for k in reads if str(k[0]).startswith("ones")} for reads in passes.values()]
     assert len(ones[0]) == len(ones[1]) == 12 and not ones[0] & ones[1]

@@ -6,7 +6,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import added_tasks, graph_of, input_blocks_read, is_alias
+from graphfacts import added_tasks, graph_of, input_blocks_read, is_alias, leaves_read
 
 import daskpad
 from daskpad._assemble import query_planning
@@ -112,24 +112,6 @@ def test_whole_axis_median_reads_narrow_slabs_within_the_budget():
         np.testing.assert_array_equal(y.compute(), np.pad(data, ((3, 2), (0, 0)), "median"))
 
 
-def _leaves_read(graph: dict, key, layer: str) -> set:
-    """The keys without dependencies that ``key`` reads, directly or not, other than
-    through the statistics of other layers."""
-    from dask.core import get_dependencies
-
-    seen, todo, leaves = set(), [key], set()
-    while todo:
-        k = todo.pop()
-        if k in seen or (k != key and str(k[0]).startswith(layer)):
-            continue
-        seen.add(k)
-        deps = get_dependencies(graph, k)
-        if not deps:
-            leaves.add(k)
-        todo.extend(deps)
-    return leaves
-
-
 @pytest.mark.parametrize("copies", [True, False])
 def test_medians_of_two_axes_read_the_input_once_each_when_it_is_large(monkeypatch, copies):
     # column medians read whole columns of blocks, row medians whole rows: read from the same
@@ -149,7 +131,7 @@ def test_medians_of_two_axes_read_the_input_once_each_when_it_is_large(monkeypat
     by_layer: dict[str, set] = {}
     for key in graph:
         if isinstance(key, tuple) and str(key[0]).startswith("stat_block"):
-            by_layer.setdefault(key[0], set()).update(_leaves_read(graph, key, "stat_block"))
+            by_layer.setdefault(key[0], set()).update(leaves_read(graph, key, "stat_block"))
     # the column medians and the row medians each read every block of the input (and the
     # row medians of the pad rows read the column medians only)
     whole = [leaves for leaves in by_layer.values() if len(leaves) >= 12]
