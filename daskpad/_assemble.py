@@ -158,13 +158,20 @@ def renamed(dsk: Mapping[Any, Any], suffix: str) -> tuple[dict[Hashable, Any], A
     return {subs[key]: node.substitute(subs, key=subs[key]) for key, node in graph.items()}, rename
 
 
+COPY_MOST_BLOCKS = 10**5  # under query planning, larger inputs are read once, not copied
+
+
 def fresh_copy(x: da.Array) -> da.Array:
     """``x`` computed again, under keys no other array uses: tasks that read the copy do not
-    keep ``x``'s blocks alive, at the cost of computing (reading) ``x`` a second time."""
+    keep ``x``'s blocks alive, at the cost of computing (reading) ``x`` a second time.
+    Under query planning the copy is a renamed, materialised graph, so an input of more
+    than ``COPY_MOST_BLOCKS`` blocks is returned as it is (read once, held longer)."""
     if not query_planning():
         from dask.graph_manipulation import clone
 
         return clone(x)
+    if int(np.prod(x.numblocks, dtype=np.int64)) > COPY_MOST_BLOCKS:
+        return x  # the renamed graph is materialised: too slow to build for so many blocks
     from dask.array._array_expr._collection import from_graph
     from dask.core import flatten
 
@@ -429,7 +436,7 @@ class Grid:
         """The padded array, in the grid's own chunks or in ``target`` chunks."""
         if query_planning():
             y = self.concatenated
-            return y if target is None else regrid(y, target)
+            return y if target is None or target == y.chunks else y.rechunk(target)
         padded = tuple(self.padded)
         grid_chunks = tuple(self.chunks)
         token = tokenize(self.x.name, [_names(p) for p in padded], target)
