@@ -7,6 +7,7 @@ from collections.abc import Hashable
 from typing import Any
 
 import dask.array as da
+import numpy as np
 from dask.core import get_dependencies
 
 
@@ -49,6 +50,18 @@ def input_blocks_read(y: da.Array, x: da.Array) -> dict[tuple[int, ...], set[tup
         return found
 
     return {tuple(key[1:]): set(reads(key)) for key in _flat_keys(y)}
+
+
+def generated(data: np.ndarray, chunks: Any) -> da.Array:
+    """``data`` as a dask array whose every block is made by its own task from nothing the
+    graph holds (a leaf key per block), as a lazily read source is."""
+    return da.ones(data.shape, chunks=chunks).map_blocks(
+        lambda b, d=data, block_info=None: d[
+            tuple(slice(*loc) for loc in block_info[None]["array-location"])
+        ],
+        dtype=data.dtype,
+        meta=np.empty((0,) * data.ndim, dtype=data.dtype),
+    )
 
 
 def leaves_read(graph: dict[Hashable, Any], key: Hashable, stop: str) -> set[Hashable]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import graph_of, leaves_read
+from graphfacts import generated, graph_of, leaves_read
 
 import daskpad
 from daskpad import _line_kernels as lk
@@ -95,13 +95,7 @@ def test_each_pass_reads_the_input_from_its_own_copy():
     # pass 0 reads columns of blocks and pass 1 rows: from the same blocks, every block
     # would stay in memory until both passes were done with it
     data = np.random.default_rng(4).random((30, 40))
-    x = da.ones((30, 40), chunks=10).map_blocks(
-        lambda b, d=data, block_info=None: d[
-            tuple(slice(*loc) for loc in block_info[None]["array-location"])
-        ],
-        dtype=np.float64,
-        meta=np.empty((0, 0)),
-    )
+    x = generated(data, 10)
     y = daskpad.pad(x, 2, ramp)
     graph = graph_of(y)
     passes: dict[str, set] = {}

@@ -6,7 +6,14 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import added_tasks, graph_of, input_blocks_read, is_alias, leaves_read
+from graphfacts import (
+    added_tasks,
+    generated,
+    graph_of,
+    input_blocks_read,
+    is_alias,
+    leaves_read,
+)
 
 import daskpad
 from daskpad._assemble import query_planning
@@ -119,13 +126,7 @@ def test_medians_of_two_axes_read_the_input_once_each_when_it_is_large(monkeypat
     # the row medians read a fresh copy of the input instead
     monkeypatch.setattr(daskpad._graph, "COPY_ABOVE", 0 if copies else 10**6)
     data = np.random.default_rng(3).random((30, 40))
-    x = da.ones((30, 40), chunks=10).map_blocks(
-        lambda b, d=data, block_info=None: d[
-            tuple(slice(*loc) for loc in block_info[None]["array-location"])
-        ],
-        dtype=np.float64,
-        meta=np.empty((0, 0)),
-    )
+    x = generated(data, 10)
     y = daskpad.pad(x, 2, mode="median")
     graph = graph_of(y)
     by_layer: dict[str, set] = {}
