@@ -16,7 +16,10 @@ The rule for a pad side, worked through in README ("Output chunks"):
 3. Where a side would hold many such chunks (more than 16, and more than the data holds
    along the axis: tiny input chunks, or a pad many times wider than the array) and they
    are far below the budget (less than an eighth), grow them in whole multiples of the
-   input chunk as far as the budget allows.
+   input chunk as far as the budget allows. The modes whose pad blocks are read-only
+   broadcast views (constant, empty, edge and the statistics, for numpy blocks) hold one
+   face slice in memory whatever a block's length, so their sides grow to the budget
+   whenever they are wider than the input chunk.
 4. Cut the side into chunks of that size, the remainder outermost, so the chunks next to
    the data are full. When the user asked for output chunks, the side is cut at those
    chunks' boundaries instead, so each output block takes whole pad blocks. The copying
@@ -74,12 +77,14 @@ def pad_chunk_size(
     budget: int | None = None,
     width: int = 0,
     data_chunks: int = 1,
+    views: bool = False,
 ) -> int:
     """The size of a pad side's chunks along the padded axis (the rules 1-3 above).
 
     ``base`` is the axis's largest input chunk, ``face_bytes`` what one element along the
-    axis takes across the largest face block, ``width`` the wider pad side and
-    ``data_chunks`` how many chunks the data has along the axis.
+    axis takes across the largest face block, ``width`` the wider pad side,
+    ``data_chunks`` how many chunks the data has along the axis and ``views`` whether the
+    mode's pad blocks are broadcast views.
 
     >>> budget = 128 * 2**20  # dask's default array.chunk-size
     >>> pad_chunk_size(base=2048, face_bytes=2048 * 8, budget=budget, width=5000)  # kept
@@ -92,12 +97,14 @@ def pad_chunk_size(
     50283
     >>> pad_chunk_size(base=2, face_bytes=16, budget=budget, width=10**8)  # grown
     8388608
+    >>> pad_chunk_size(base=333, face_bytes=333 * 8, budget=budget, width=5000, views=True)
+    50382
     """
     budget = chunk_budget() if budget is None else budget
     face_bytes = max(face_bytes, 1)
     base = max(base, 1)
     limit = max(budget // face_bytes, 1)  # the widest block within the budget
-    if base >= limit:
+    if base >= limit or views:
         return limit
     many = -(-width // base) > max(GROW_AFTER, data_chunks)
     if many and base * face_bytes * FAR_BELOW < budget:
@@ -141,6 +148,7 @@ def pad_layout(
     widths: Sequence[tuple[int, int]],
     target: Chunks | None = None,
     align: Callable[[int, int], Sequence[int] | None] | None = None,
+    views: bool = False,
 ) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """The ``(before, after)`` chunks of every axis's pad sides, for padding the axes in
     order (each axis's face includes the pads of the axes before it).
@@ -151,7 +159,7 @@ def pad_layout(
     Otherwise, where the side's chunks keep the input's size, ``align(axis, side)`` may
     name where to cut it (measured from the side's start): the images of the input chunks
     for a copying mode. A piece under a quarter of the size joins a neighbour where the
-    two fit in the size.
+    two fit in the size. ``views``: the mode's pad blocks are broadcast views (rule 3).
     """
     ndim = len(input_chunks)
     shape = [sum(c) + b + a for c, (b, a) in zip(input_chunks, widths)]
@@ -161,7 +169,7 @@ def pad_layout(
     for axis, (before, after) in enumerate(widths):
         n = sum(input_chunks[axis])
         face = math.prod(largest[i] for i in range(ndim) if i != axis) * max(itemsize, 1)
-        size = pad_chunk_size(largest[axis], face, None, max(before, after), counts[axis])
+        size = pad_chunk_size(largest[axis], face, None, max(before, after), counts[axis], views)
         cuts: list[Sequence[int] | None] = [None, None]
         few = max(GROW_AFTER, counts[axis])  # sides of at most this many chunks are aligned
         if target is None and align is not None and size == largest[axis]:

@@ -449,7 +449,8 @@ def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
     builder = BUILDERS[plan.builder]
     widths = [(ap.before, ap.after) for ap in plan.axes]
     target = output_chunks(chunks, x.chunks, plan.new_shape, x.dtype, widths)
-    layout = pad_layout(x.chunks, x.dtype.itemsize, widths, target, _views(x.chunks, plan))
+    views = plan.mode is not None and plan.mode.views and type(x._meta) is np.ndarray
+    layout = pad_layout(x.chunks, x.dtype.itemsize, widths, target, _views(x.chunks, plan), views)
     grid = Grid(x)
     for ap in plan.axes:
         if ap.padded:

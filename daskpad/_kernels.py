@@ -368,8 +368,42 @@ def along_axis(*args: Any, kernel: Callable[..., Any], along: int, **kwargs: Any
 
 def _joined(args: Sequence[Any], along: int) -> list[Any]:
     """Lists of blocks (dask's blockwise hands over one list per input it contracts) joined
-    along ``along``; one block is passed on as it is, without a copy."""
-    return [_concatenate(a, along) if isinstance(a, list) else a for a in args]
+    along ``along``; one block is passed on as it is, without a copy. Kernels only read
+    what they are given (broadcast views stay views: :func:`_join_views`)."""
+    return [_join_views(a, along) if isinstance(a, list) else a for a in args]
+
+
+def _join_views(pieces: Sequence[Any], axis: int) -> Any:
+    """``pieces`` joined along ``axis``; numpy pieces that are all broadcasts along another
+    axis (stride 0 there: pad blocks of an earlier axis) are joined on one line of it and
+    broadcast back, a read-only view holding no more than their distinct lines."""
+    if len(pieces) == 1:
+        return pieces[0]
+    return _on_distinct_lines(lambda p: _concatenate(p, axis), pieces, axis)
+
+
+def _on_distinct_lines(
+    compute: Callable[[Sequence[Any]], Any], pieces: Sequence[Any], axis: int
+) -> Any:
+    """``compute(pieces)``, for a ``compute`` that works line by line along ``axis``, done
+    once per distinct line: where numpy pieces are all broadcasts along another axis
+    (stride 0 there: the pad blocks of an earlier axis), it runs on one line of each
+    repeat and its result is broadcast back (a read-only view), so a corner costs what
+    its distinct lines cost."""
+    first = pieces[0]
+    if not all(type(p) is np.ndarray for p in pieces):
+        return compute(pieces)
+    flat = [
+        i
+        for i in range(first.ndim)
+        if i != axis and first.shape[i] > 1 and all(p.strides[i] == 0 for p in pieces)
+    ]
+    if not flat:
+        return compute(pieces)
+    one = tuple(slice(0, 1) if i in flat else slice(None) for i in range(first.ndim))
+    value = compute([p[one] for p in pieces])
+    shape = tuple(first.shape[i] if i in flat else n for i, n in enumerate(value.shape))
+    return np.broadcast_to(value, shape)
 
 
 def cut_then(
@@ -459,13 +493,15 @@ def fill_block(
     *, like: Any, value: Any, fill: bool, shape: Any = None, block_info: Any = None
 ) -> Any:
     """A block of ``shape`` (or the chunk shape given by dask), filled with ``value`` (or
-    left empty)."""
+    left empty); for numpy, a read-only broadcast view of one element, as dask's own
+    ``broadcast_to`` makes (whoever uses the block copies it anyway)."""
     if shape is None:
         shape = block_info[None]["chunk-shape"]
-    out = np.empty_like(like, shape=shape)
+    view = type(like) is np.ndarray
+    out = np.empty_like(like, shape=(1,) * len(shape) if view else shape)
     if fill:
         out[...] = value  # numpy.pad assigns too: the same casting rules apply
-    return out
+    return np.broadcast_to(out, tuple(shape)) if view else out
 
 
 # --------------------------------------------------------------------------------------
@@ -557,6 +593,10 @@ def _round_for(stat: Any, dtype: np.dtype) -> Any:
 def stat_block(*pieces: Any, stat: str, axis: int) -> Any:
     """The statistic of the concatenated ``pieces`` along ``axis`` (length one there),
     with numpy.pad's rounding, stored in the pieces' dtype."""
+    return _on_distinct_lines(lambda p: _stat_block(p, stat, axis), pieces, axis)
+
+
+def _stat_block(pieces: Sequence[Any], stat: str, axis: int) -> Any:
     if stat == "median" and all(type(p) is np.ndarray and p.dtype.kind != "O" for p in pieces):
         return _median_lines(pieces, axis)
     slab = _concatenate(pieces, axis)
@@ -593,9 +633,13 @@ def mean_accumulator(dtype: np.dtype) -> np.dtype:
 
 def partial_statistic(block: Any, *, stat: str, axis: int, acc: np.dtype) -> Any:
     """One block's share of a statistic along ``axis`` (its sum, for the mean)."""
-    if stat == "mean":
-        return np.sum(block, axis=axis, dtype=acc, keepdims=True)
-    return STATISTICS[stat](block, axis=axis, keepdims=True)
+
+    def share(pieces: Sequence[Any]) -> Any:
+        if stat == "mean":
+            return np.sum(pieces[0], axis=axis, dtype=acc, keepdims=True)
+        return STATISTICS[stat](pieces[0], axis=axis, keepdims=True)
+
+    return _on_distinct_lines(share, [block], axis)
 
 
 def combine_statistic(
@@ -603,6 +647,12 @@ def combine_statistic(
 ) -> Any:
     """Combine per-block partials (concatenated along ``axis``) into the statistic, in
     numpy.mean's result dtype for the mean, rounded and stored like numpy.pad."""
+    return _on_distinct_lines(
+        lambda p: _combined(p[0], stat, axis, count, out_dtype), [partials], axis
+    )
+
+
+def _combined(partials: Any, stat: str, axis: int, count: int, out_dtype: np.dtype) -> Any:
     if stat == "mean":
         total = np.sum(partials, axis=axis, keepdims=True)
         value = np.true_divide(total, count)

@@ -33,6 +33,10 @@ class Mode:
         Whether the mode reads the array, so it cannot extend an axis of length 0.
     stat
         For statistic modes, the name of the numpy reduction (``numpy.<stat>``).
+    views
+        Whether its pad blocks are read-only broadcast views of one face slice (for
+        numpy blocks): they hold that slice in memory whatever their length, so their
+        chunks grow to the budget (:func:`daskpad._chunks.pad_chunk_size`).
     """
 
     name: str
@@ -40,20 +44,21 @@ class Mode:
     builder: str
     needs_data: bool = True
     stat: str | None = None
+    views: bool = False
 
 
 _TABLE = (
-    Mode("constant", ("constant_values",), "fill", needs_data=False),
-    Mode("empty", (), "fill", needs_data=False),
-    Mode("edge", (), "gather"),
+    Mode("constant", ("constant_values",), "fill", needs_data=False, views=True),
+    Mode("empty", (), "fill", needs_data=False, views=True),
+    Mode("edge", (), "gather", views=True),
     Mode("reflect", ("reflect_type",), "gather"),
     Mode("symmetric", ("reflect_type",), "gather"),
     Mode("wrap", (), "gather"),
     Mode("linear_ramp", ("end_values",), "ramp"),
-    Mode("maximum", ("stat_length",), "stat", stat="amax"),
-    Mode("mean", ("stat_length",), "stat", stat="mean"),
-    Mode("median", ("stat_length",), "stat", stat="median"),
-    Mode("minimum", ("stat_length",), "stat", stat="amin"),
+    Mode("maximum", ("stat_length",), "stat", stat="amax", views=True),
+    Mode("mean", ("stat_length",), "stat", stat="mean", views=True),
+    Mode("median", ("stat_length",), "stat", stat="median", views=True),
+    Mode("minimum", ("stat_length",), "stat", stat="amin", views=True),
 )
 
 #: All string modes, by name (read-only).

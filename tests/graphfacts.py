@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+import dask
 import dask.array as da
 import numpy as np
 from dask.core import get_dependencies
@@ -79,6 +80,14 @@ def leaves_read(graph: dict[Hashable, Any], key: Hashable, stop: str) -> set[Has
             leaves.add(k)
         todo.extend(deps)
     return leaves
+
+
+def blocks_as_computed(y: da.Array) -> dict[tuple[int, ...], Any]:
+    """Every block of ``y`` by its index, as its task returns it (before dask joins the
+    blocks into one result, which copies them)."""
+    keys = _flat_keys(y)
+    values = dask.get(graph_of(y), keys)
+    return {tuple(key[1:]): value for key, value in zip(keys, values)}
 
 
 def _flat_keys(y: da.Array) -> list[tuple[Any, ...]]:

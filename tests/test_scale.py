@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from graphfacts import (
     added_tasks,
+    blocks_as_computed,
     generated,
     graph_of,
     input_blocks_read,
@@ -141,6 +142,37 @@ def test_medians_of_two_axes_read_the_input_once_each_when_it_is_large(monkeypat
     np.testing.assert_array_equal(y.compute(), np.pad(data, 2, "median"))
 
 
+@pytest.mark.parametrize("mode", [m for m in sorted(MODES) if MODES[m].views])
+def test_broadcast_modes_grow_their_pad_blocks_to_the_budget_as_views(mode):
+    data = np.random.default_rng(3).random((40, 30))
+    x = da.from_array(data, chunks=10)
+    budget = 64 * 2**10
+    with dask.config.set({"array.chunk-size": budget}):
+        y = daskpad.pad(x, 500, mode=mode)
+    # axis 0: a face block of 10 columns takes 80 bytes a row, so the 500-row sides are
+    # one block each (820 rows would fit); axis 1's face is then 500 rows: 16 columns fit
+    assert y.chunks[0] == (500, 10, 10, 10, 10, 500)
+    assert y.chunks[1] == (4,) + (16,) * 31 + (10, 10, 10) + (16,) * 31 + (4,)
+    inside = [range(1, 5), range(32, 35)]  # the data's blocks along each axis
+    for index, block in blocks_as_computed(y).items():
+        assert block.nbytes <= budget
+        padded = [axis for axis in (0, 1) if index[axis] not in inside[axis]]
+        if not padded:
+            continue
+        # a pad block repeats along the axis it pads: a read-only view of one face slice
+        assert not block.flags.writeable
+        assert block.strides[padded[-1]] == 0, (index, block.strides)
+        if len(padded) == 2 and mode not in ("empty", "median") and not query_planning():
+            # a corner repeats one value: the statistic or edge of a line of earlier pads
+            # is taken once, not once per repeated line (a whole-axis median wider than the
+            # budget is taken on narrower face blocks, joined again by a rechunk, which
+            # copies; so do array-expr's slices of the earlier pads)
+            assert block.strides == (0, 0), (index, block.strides)
+    if mode != "empty":
+        np.testing.assert_allclose(y.compute(), np.pad(data, 500, mode=mode), rtol=1e-14)
+    assert y.compute().flags.writeable  # what the user gets is theirs to write into
+
+
 # -- output chunk policies ---------------------------------------------------------------
 
 X = np.arange(10 * 7, dtype=float).reshape(10, 7)
@@ -154,7 +186,11 @@ def _padded(chunks, mode="reflect"):
 def test_default_keeps_interior_chunks_and_sizes_pads_from_the_budget():
     # the 2-wide edge chunk does not cut the 5-wide pad: it gets chunks of the largest
     # input chunk, the remainder outermost
-    assert _padded(None, "edge").chunks == ((1, 4, 4, 4, 2, 2), (1, 3, 3, 1))
+    assert _padded(None, "linear_ramp").chunks == ((1, 4, 4, 4, 2, 2), (1, 3, 3, 1))
+    # modes whose pad blocks are broadcast views hold one face slice whatever their
+    # length: their sides grow to the budget, here one block each
+    for mode in ("constant", "empty", "edge", "maximum", "mean", "median", "minimum"):
+        assert _padded(None, mode).chunks == ((5, 4, 4, 2, 2), (1, 3, 3, 1)), mode
     # a reflection is cut where its image crosses input chunks: each block a view of one
     # (positions 0-4 take rows 5, 4 | 3, 2, 1; the last two take rows 8 | 7)
     assert _padded(None).chunks == ((2, 3, 4, 4, 2, 1, 1), (1, 3, 3, 1))
