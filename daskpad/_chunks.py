@@ -291,6 +291,8 @@ def output_chunks(
         check_block_count(counts, shape, widths, "output")
     # dask sizes "auto" from the itemsize, which object arrays lack: count pointers
     dtype = np.dtype(np.intp) if dtype.kind == "O" else dtype
+    if 0 in shape:
+        chunks = _auto_whole(chunks)  # (dask divides by the size of an empty block)
     # (an empty axis has no previous chunk size to keep)
     previous = input_chunks if all(max(c, default=0) > 0 for c in input_chunks) else None
     try:
@@ -301,6 +303,18 @@ def output_chunks(
         ) from None
     check_block_count([len(c) for c in target], shape, widths, "output")
     return tuple(target)
+
+
+def _auto_whole(chunks: Any) -> Any:
+    """``chunks`` with every ``"auto"`` made one whole chunk, for an array of no elements,
+    where every chunking holds the same nothing."""
+    if isinstance(chunks, str) and chunks == "auto":
+        return -1
+    if isinstance(chunks, Mapping):
+        return {k: _auto_whole(v) for k, v in chunks.items()}
+    if isinstance(chunks, (tuple, list)):
+        return type(chunks)(_auto_whole(c) for c in chunks)
+    return chunks
 
 
 def _counts_of_block_sizes(chunks: Any, shape: tuple[int, ...]) -> list[int] | None:

@@ -290,3 +290,14 @@ def test_small_windows_of_a_pad_far_wider_than_the_array_equal_numpy(mode, kwarg
             else:
                 want = _linear_window(a, w, mode, kwargs, rows, cols)
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("chunks", ["auto", {1: "auto"}, ("auto", 5, "auto", -1)])
+def test_auto_chunks_of_an_empty_result(chunks):
+    # dask cannot size "auto" chunks of an array with no elements (it divides by the
+    # size of an empty block); every chunking of nothing holds the same nothing
+    a = np.zeros((3, 9, 0, 0))
+    widths = ((0, 0), (15, 40), (0, 0), (0, 0))
+    x = da.from_array(a, chunks=((1, 1, 1), (9,), (0,), (0,)))
+    y = daskpad.pad(x, widths, mode="edge", chunks=chunks)
+    np.testing.assert_array_equal(y.compute(), np.pad(a, widths, mode="edge"))
