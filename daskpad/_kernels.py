@@ -321,13 +321,21 @@ def _odd_reflection(
             rounds.append((active, which))
             current[active] = offsets[which] + steps[which] * current[active]
             active = active[outside(current[active])]
-        v = np.empty_like(like, shape=shaped(current.size))
+        v = out[(*before, slice(first, first + current.size))]  # written in place
         v[...] = data(current - program.lo)
         for active, which in reversed(rounds):
-            fills, at = np.unique(which, return_inverse=True)
-            e = _concatenate([edge(int(i)) for i in fills], axis)[(*before, at)]
-            v[(*before, active)] = 2 * e - v[(*before, active)]
-        out[(*before, slice(first, first + current.size))] = v
+            # positions arrive sorted (or reversed), so each fill's share of a round is one
+            # run of them: a slice of v, whose edge broadcasts along the axis
+            cuts = np.flatnonzero(np.diff(which)) + 1
+            for lo, hi in zip((0, *cuts.tolist()), (*cuts.tolist(), which.size)):
+                run = _as_slice(active[lo:hi])
+                at = (*before, run)
+                twice = 2 * edge(int(which[lo]))
+                if isinstance(run, slice) and type(v) is np.ndarray:
+                    # numpy's ``2 * edge - chunk``, stored with its assignment's cast
+                    np.subtract(twice, v[at], out=v[at], casting="unsafe")
+                else:
+                    v[at] = twice - v[at]
     return out
 
 
@@ -553,7 +561,15 @@ def ramp_block(
     dtype = edge.dtype
     dt, delta, _ = _ramp_operands(edge, end_value, width, axis)
     lo, hi = (width - stop, width - start) if reverse else (start, stop)
-    y = np.arange(lo, hi, dtype=dt).reshape((-1,) + (1,) * np.ndim(delta))
+    # the ramp's positions along ``axis`` (counting down for the after side), so that the
+    # values come out in the block's own layout: numpy's operations, element by element
+    positions = np.arange(lo, hi, dtype=dt)
+    if reverse:
+        positions = positions[::-1]
+    along = [1] * np.ndim(edge)
+    along[axis] = -1
+    y = positions.reshape(along)
+    delta = np.expand_dims(delta, axis)
     if bool(np.any(any_step_zero)):
         y = y / width
         y = y * delta
@@ -562,9 +578,6 @@ def ramp_block(
     y += end_value
     if np.issubdtype(dtype, np.integer):
         np.floor(y, out=y)
-    y = np.moveaxis(y, 0, axis)
-    if reverse:
-        y = np.flip(y, axis=axis)
     out = np.empty_like(edge, shape=y.shape)
     out[...] = y  # the same cast numpy.pad's assignment performs
     return out
