@@ -84,9 +84,10 @@ widesum     Wide pads reduced, daskpad vs dask.array.pad, each against the same 
             pad 500), computed in full and compared with numpy.pad as in remainders (float32:
             rtol 1e-6); dask.array.pad is not timed where that is not right. Targets:
             daskpad ratio <= 1.1 x bytes ratio and, where dask.array.pad is right, daskpad
-            ratio <= 1.1 x dask.array.pad ratio. ``--quick``: 1200 x 1200 in 50s pad 300,
-            100 x 100 in 50s pad 500 (checked on 120 x 120 in 15s pad 30 and 10 x 10 in 5s
-            pad 50), the modes of remainders' ``--quick``.
+            ratio <= 1.1 x dask.array.pad ratio. A case whose unpadded sum takes under
+            0.1 s (case (b): a few ms) runs 5 x ``--repeat`` rounds. ``--quick``: 1200 x
+            1200 in 50s pad 300, 100 x 100 in 50s pad 500 (checked on 120 x 120 in 15s pad
+            30 and 10 x 10 in 5s pad 50), the modes of remainders' ``--quick``.
 """
 
 from __future__ import annotations
@@ -608,6 +609,20 @@ def _small_check(label: str, side: int, chunk: int, w: int) -> dict[str, str]:
     return out
 
 
+#: a case whose unpadded sum takes less than this (seconds) runs SHORT_ROUNDS x the rounds
+SHORT = 0.1
+SHORT_ROUNDS = 5
+
+
+def _widesum_rounds(cfg, unpadded: Callable[[], Any]) -> int:
+    """``--repeat`` rounds, or SHORT_ROUNDS times as many where one unpadded sum (run once
+    here, which also warms it up) takes under SHORT seconds: at a few milliseconds one
+    round's noise would decide the ratio."""
+    t0 = time.perf_counter()
+    unpadded()
+    return cfg.repeat * (SHORT_ROUNDS if time.perf_counter() - t0 < SHORT else 1)
+
+
 def section_widesum(cfg) -> list[dict]:
     rows = []
     for case, side, chunk, w in _widesum_cases(cfg):
@@ -633,7 +648,7 @@ def section_widesum(cfg) -> list[dict]:
                     built[lib] = err
                     continue
                 fns[lib] = lambda y=y: y.sum(dtype=np.float64).compute()
-            times, _, errors = paired_median(fns, cfg.repeat)
+            times, _, errors = paired_median(fns, _widesum_rounds(cfg, fns["unpadded"]))
             errors.update(built)
             row["unpadded s"] = statistics.median(times["unpadded"])
             ratios: dict[str, float] = {}
