@@ -13,10 +13,11 @@ The rule for a pad side, worked through in README ("Output chunks"):
    chunk of one element is common: 721 latitudes in chunks of 360).
 2. Cap it so that one block of the side, with the widest face block beside it, stays
    within dask's ``array.chunk-size``.
-3. Where a side would hold many such chunks (more than 16, and more than the data holds
-   along the axis: tiny input chunks, or a pad many times wider than the array) and they
-   are far below the budget (less than an eighth), grow them in whole multiples of the
-   input chunk as far as the budget allows. The modes whose pad blocks are read-only
+3. Where a side is wider than that and its blocks would be far below the budget (less
+   than an eighth: 1 MB chunks against dask's 128 MiB), grow them in whole input chunks
+   to an eighth of the budget, where a copy is cheaper than the tasks it saves; or to the
+   whole budget where a side would still hold more than 16 chunks (tiny input chunks, a
+   pad many times wider than the array). The modes whose pad blocks are read-only
    broadcast views (constant, empty, edge and the statistics, for numpy blocks) hold one
    face slice in memory whatever a block's length, so their sides grow to the budget
    whenever they are wider than the input chunk.
@@ -53,10 +54,10 @@ BEFORE, AFTER = 0, 1
 #: would take longer to build, ship and schedule than computing it is worth.
 MAX_BLOCKS = 10**8
 
-#: Pad blocks smaller than ``budget / FAR_BELOW`` are grown (rule 3 above) ...
+#: Pad blocks smaller than ``budget / FAR_BELOW`` are grown to that size (rule 3 above) ...
 FAR_BELOW = 8
 
-#: ... where a side would otherwise hold more chunks than this, and than the data holds.
+#: ... or to the budget where a side would still hold more chunks than this.
 GROW_AFTER = 16
 
 
@@ -76,24 +77,24 @@ def pad_chunk_size(
     face_bytes: int,
     budget: int | None = None,
     width: int = 0,
-    data_chunks: int = 1,
     views: bool = False,
 ) -> int:
     """The size of a pad side's chunks along the padded axis (the rules 1-3 above).
 
     ``base`` is the axis's largest input chunk, ``face_bytes`` what one element along the
-    axis takes across the largest face block, ``width`` the wider pad side,
-    ``data_chunks`` how many chunks the data has along the axis and ``views`` whether the
-    mode's pad blocks are broadcast views.
+    axis takes across the largest face block, ``width`` the wider pad side and ``views``
+    whether the mode's pad blocks are broadcast views.
 
     >>> budget = 128 * 2**20  # dask's default array.chunk-size
     >>> pad_chunk_size(base=2048, face_bytes=2048 * 8, budget=budget, width=5000)  # kept
     2048
     >>> pad_chunk_size(base=8192, face_bytes=8192 * 8, budget=budget, width=5000)  # capped
     2048
-    >>> pad_chunk_size(base=333, face_bytes=333 * 8, budget=budget, width=5000)  # few: kept
+    >>> pad_chunk_size(base=333, face_bytes=333 * 8, budget=budget, width=200)  # narrow: kept
     333
-    >>> pad_chunk_size(base=333, face_bytes=333 * 8, budget=budget, width=10**6)  # grown
+    >>> pad_chunk_size(base=333, face_bytes=333 * 8, budget=budget, width=5000)  # grown to 1/8
+    5994
+    >>> pad_chunk_size(base=333, face_bytes=333 * 8, budget=budget, width=10**6)  # to all
     50283
     >>> pad_chunk_size(base=2, face_bytes=16, budget=budget, width=10**8)  # grown
     8388608
@@ -106,9 +107,12 @@ def pad_chunk_size(
     limit = max(budget // face_bytes, 1)  # the widest block within the budget
     if base >= limit or views:
         return limit
-    many = -(-width // base) > max(GROW_AFTER, data_chunks)
-    if many and base * face_bytes * FAR_BELOW < budget:
-        return limit // base * base
+    if width > base and base * face_bytes * FAR_BELOW < budget:
+        # far below the budget: grow in whole input chunks to an eighth of it (a copy that
+        # size is cheaper than the tasks it saves), or to all of it where a side would
+        # still hold many chunks (a pad many times wider than the array)
+        size = max(budget // FAR_BELOW // face_bytes // base, 1) * base
+        return size if -(-width // size) <= GROW_AFTER else limit // base * base
     return base
 
 
@@ -169,7 +173,7 @@ def pad_layout(
     for axis, (before, after) in enumerate(widths):
         n = sum(input_chunks[axis])
         face = math.prod(largest[i] for i in range(ndim) if i != axis) * max(itemsize, 1)
-        size = pad_chunk_size(largest[axis], face, None, max(before, after), counts[axis], views)
+        size = pad_chunk_size(largest[axis], face, None, max(before, after), views)
         cuts: list[Sequence[int] | None] = [None, None]
         few = max(GROW_AFTER, counts[axis])  # sides of at most this many chunks are aligned
         if target is None and align is not None and size == largest[axis]:

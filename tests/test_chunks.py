@@ -72,30 +72,41 @@ def test_pad_chunks_cut_at_the_output_chunks_boundaries():
 @pytest.mark.parametrize("budget", [2**10, 2**20, 2**27])
 @pytest.mark.parametrize("base", [1, 2, 333, 4096])
 @pytest.mark.parametrize("face_bytes", [8, 2664, 2**15, 2**22])
+@pytest.mark.parametrize("views", [False, True])
 def test_pad_chunk_size_stays_within_the_budget_and_grows_tiny_blocks_of_wide_sides(
-    budget, base, face_bytes
+    budget, base, face_bytes, views
 ):
-    for width in (base * GROW_AFTER, 10**9):
-        size = pad_chunk_size(base, face_bytes, budget, width=width, data_chunks=1)
+    eighth = budget // 8
+    for width in (base, base + 1, base * GROW_AFTER, 10**9):
+        size = pad_chunk_size(base, face_bytes, budget, width=width, views=views)
         assert size >= 1
         if face_bytes <= budget:
             assert size * face_bytes <= budget  # never larger than the budget
-        if base * face_bytes <= budget:
-            assert size >= base  # never smaller than the largest input chunk when that fits
-            assert size % base == 0  # grown in whole input chunks
-            if width == base * GROW_AFTER:
-                assert size == base  # a side of few chunks keeps the input's
-            else:
-                # far below the budget only when it cannot grow by a whole input chunk
-                assert size * face_bytes * 8 >= budget or (size + base) * face_bytes > budget
+        if base * face_bytes > budget:
+            continue  # capped (above)
+        if views:
+            assert (size + 1) * face_bytes > budget  # broadcast views: all the budget
+            continue
+        assert size % base == 0  # never smaller than the input chunk, grown in whole ones
+        if width <= base or base * face_bytes * 8 >= budget:
+            assert size == base  # one chunk wide, or not far below the budget: kept
+        elif -(-width // size) <= GROW_AFTER and size > base:
+            # grown to an eighth of the budget, as far as whole input chunks go
+            assert size * face_bytes <= eighth < (size + base) * face_bytes
+        elif size > base:
+            # a side that would still hold many chunks: to the whole budget
+            assert size * face_bytes <= budget < (size + base) * face_bytes
 
 
-def test_a_side_grows_only_past_the_data_and_16_chunks():
+def test_a_side_grows_to_an_eighth_of_the_budget_or_all_of_it_when_still_many():
     budget = 2**20
-    assert pad_chunk_size(10, 8, budget, width=160, data_chunks=1) == 10
-    assert pad_chunk_size(10, 8, budget, width=161, data_chunks=1) > 10
-    assert pad_chunk_size(10, 8, budget, width=300, data_chunks=30) == 10
-    assert pad_chunk_size(10, 8, budget, width=310, data_chunks=30) > 10
+    assert pad_chunk_size(10, 8, budget, width=10) == 10  # no wider than the chunk
+    # 80 bytes a chunk, far below 1 MiB: an eighth of it is 1638 chunks of 10
+    assert pad_chunk_size(10, 8, budget, width=11) == 16380
+    assert pad_chunk_size(10, 8, budget, width=16 * 16380) == 16380
+    assert pad_chunk_size(10, 8, budget, width=16 * 16380 + 1) == 131070  # all of it
+    # 10 elements of a 16 KiB face make 160 KiB, more than an eighth of 1 MiB: kept
+    assert pad_chunk_size(10, 2**14, budget, width=10**6) == 10
 
 
 def test_thin_cuts_joins_short_pieces_only_within_the_size():

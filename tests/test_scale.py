@@ -178,9 +178,11 @@ def test_broadcast_modes_grow_their_pad_blocks_to_the_budget_as_views(mode):
 X = np.arange(10 * 7, dtype=float).reshape(10, 7)
 
 
-def _padded(chunks, mode="reflect"):
+def _padded(chunks, mode="reflect", budget=512):
+    # a budget of 512 bytes, so that these 96-byte blocks are not far below it (rule 3)
     x = da.from_array(X, chunks=(4, 3))  # chunks ((4, 4, 2), (3, 3, 1))
-    return daskpad.pad(x, ((5, 2), (1, 0)), mode=mode, chunks=chunks)
+    with dask.config.set({"array.chunk-size": budget}):
+        return daskpad.pad(x, ((5, 2), (1, 0)), mode=mode, chunks=chunks)
 
 
 def test_default_keeps_interior_chunks_and_sizes_pads_from_the_budget():
@@ -191,6 +193,10 @@ def test_default_keeps_interior_chunks_and_sizes_pads_from_the_budget():
     # length: their sides grow to the budget, here one block each
     for mode in ("constant", "empty", "edge", "maximum", "mean", "median", "minimum"):
         assert _padded(None, mode).chunks == ((5, 4, 4, 2, 2), (1, 3, 3, 1)), mode
+    # blocks far below the budget (96 bytes against dask's 128 MiB) grow in whole input
+    # chunks: the 5-wide side is one block in every mode
+    for mode in ("reflect", "linear_ramp"):
+        assert _padded(None, mode, budget="128MiB").chunks == ((5, 4, 4, 2, 2), (1, 3, 3, 1))
     # a reflection is cut where its image crosses input chunks: each block a view of one
     # (positions 0-4 take rows 5, 4 | 3, 2, 1; the last two take rows 8 | 7)
     assert _padded(None).chunks == ((2, 3, 4, 4, 2, 1, 1), (1, 3, 3, 1))
