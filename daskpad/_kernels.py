@@ -321,7 +321,9 @@ def _odd_reflection(
             rounds.append((active, which))
             current[active] = offsets[which] + steps[which] * current[active]
             active = active[outside(current[active])]
-        v = out[(*before, slice(first, first + current.size))]  # written in place
+        here = (*before, slice(first, first + current.size))
+        in_place = type(out) is np.ndarray  # (a masked view would not share a new mask)
+        v = out[here] if in_place else np.empty_like(like, shape=shaped(current.size))
         v[...] = data(current - program.lo)
         for active, which in reversed(rounds):
             # positions arrive sorted (or reversed), so each fill's share of a round is one
@@ -331,11 +333,13 @@ def _odd_reflection(
                 run = _as_slice(active[lo:hi])
                 at = (*before, run)
                 twice = 2 * edge(int(which[lo]))
-                if isinstance(run, slice) and type(v) is np.ndarray:
+                if isinstance(run, slice) and in_place:
                     # numpy's ``2 * edge - chunk``, stored with its assignment's cast
                     np.subtract(twice, v[at], out=v[at], casting="unsafe")
                 else:
                     v[at] = twice - v[at]
+        if not in_place:
+            out[here] = v
     return out
 
 

@@ -165,6 +165,19 @@ def test_masked_chunks_stay_masked(mode):
         np.testing.assert_array_equal(np.ma.getmaskarray(out), expected_mask)
 
 
+@pytest.mark.parametrize("width", [90, 250])  # within the axis, and past it (many rounds)
+def test_masked_odd_reflection_keeps_numpys_values(width):
+    data = np.ma.masked_array(np.arange(200.0).reshape(2, 100), mask=False)
+    data[0, 3] = np.ma.masked
+    x = da.from_array(data, chunks=(2, 30), asarray=False)
+    out = daskpad.pad(x, ((0, 0), (width, width)), "reflect", reflect_type="odd").compute()
+    assert isinstance(out, np.ma.MaskedArray)
+    want = np.pad(data.data, ((0, 0), (width, width)), "reflect", reflect_type="odd")
+    kept = ~np.ma.getmaskarray(out)
+    assert kept[1].all()  # the row without masked values is whole
+    np.testing.assert_array_equal(out.data[kept], want[kept])
+
+
 def test_unknown_chunk_sizes_are_refused_when_building():
     x = da.from_array(np.arange(10), chunks=3)
     y = x.map_blocks(lambda b: b[b > 3], chunks=((np.nan,) * 4,), dtype=x.dtype)
