@@ -244,6 +244,13 @@ def gather_block(
                 return np.broadcast_to(one, shaped(d.size))
             return piece[(*before, _as_slice(local))]
         out = np.empty_like(like, shape=shaped(d.size))
+        starts = _run_starts(i, local)
+        if starts.size <= max(d.size // 64, 8):
+            # few runs (a reflection turning, a chunk boundary): each run copied as a slice
+            for lo, hi in itertools.pairwise((*starts.tolist(), d.size)):
+                piece = pieces[int(i[lo])]
+                out[(*before, slice(lo, hi))] = piece[(*before, _as_slice(local[lo:hi]))]
+            return out
         for p in np.unique(i):
             at = np.flatnonzero(i == p)
             out[(*before, _as_slice(at))] = pieces[int(p)][(*before, _as_slice(local[at]))]
@@ -341,6 +348,18 @@ def _odd_reflection(
         if not in_place:
             out[here] = v
     return out
+
+
+def _run_starts(piece: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """Where the runs of ``local`` begin: stretches in one piece whose indices step by one,
+    all the same way (a run may be a single position)."""
+    if local.size < 2:
+        return np.zeros(min(local.size, 1), dtype=np.intp)
+    step = np.diff(local)
+    cut = (np.diff(piece) != 0) | (np.abs(step) != 1)  # cut[t]: a run starts at t + 1
+    # a turn (two steps of one run differing) starts a run at the position after it
+    cut[1:] |= ~cut[1:] & ~cut[:-1] & (step[1:] != step[:-1])
+    return np.concatenate(([0], np.flatnonzero(cut) + 1))
 
 
 def _as_slice(index: np.ndarray) -> slice | np.ndarray:

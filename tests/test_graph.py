@@ -217,3 +217,36 @@ def test_whole_axis_statistics_add_one_partial_per_block(mode):
     work, _ = added_tasks(x, y)
     blocks, boundary = 100 * 100, 102 * 102 - 100 * 100
     assert work <= 2 * blocks + 4 * boundary, work
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap"])
+@pytest.mark.parametrize(
+    "n, chunk, width", [(7, 3, 40), (12, 5, 31), (3, 2, 17), (1000, 500, 5000)]
+)
+def test_wide_copying_blocks_copy_whole_runs(mode, n, chunk, width):
+    """A pad block much wider than the axis is copied run by run: the cuts between runs
+    are exactly where the periodic map turns or enters another input chunk."""
+    from daskpad._kernels import _as_slice, _run_starts, fill_program, source_index
+
+    program = fill_program(mode, n, width, 0, "even")
+    d = source_index(program, np.arange(width))  # the data index each position copies
+    bounds = np.arange(0, n + chunk, chunk)
+    piece = np.searchsorted(bounds, d, side="right") - 1
+    local = d - bounds[piece]
+    starts = [*_run_starts(piece, local).tolist(), width]
+    for first, lo, hi in zip([0, *starts], starts, starts[1:]):
+        assert len(set(piece[lo:hi].tolist())) == 1  # a run lies in one piece ...
+        assert isinstance(_as_slice(local[lo:hi]), slice)  # ... and is a slice of it
+        if lo:  # ... which could not be one with the run before it
+            joined = local[first:hi]
+            assert piece[first] != piece[lo] or not isinstance(_as_slice(joined), slice)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap"])
+def test_masked_wide_pads_keep_data_and_mask(mode):
+    data = np.ma.masked_array(np.arange(14.0).reshape(2, 7), mask=False)
+    data[1, 2] = np.ma.masked
+    x = da.from_array(data, chunks=3, asarray=False)
+    out = daskpad.pad(x, 20, mode).compute()
+    np.testing.assert_array_equal(out.data, np.pad(data.data, 20, mode))
+    np.testing.assert_array_equal(np.ma.getmaskarray(out), np.pad(data.mask, 20, mode))
