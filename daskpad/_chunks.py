@@ -17,7 +17,9 @@ The rule for a pad side, worked through in README ("Output chunks"):
    than an eighth: 1 MB chunks against dask's 128 MiB), grow them in whole input chunks
    to an eighth of the budget, where a copy is cheaper than the tasks it saves; or to the
    whole budget where a side would still hold more than 16 chunks (tiny input chunks, a
-   pad many times wider than the array). The modes whose pad blocks are read-only
+   pad many times wider than the array). The eighth is measured beside the input's own
+   face blocks, which hold most of a side; the blocks beside the earlier axes' pads (the
+   corners) may grow larger, up to half the budget. The modes whose pad blocks are read-only
    broadcast views (constant, empty, edge and the statistics, for numpy blocks) hold one
    face slice in memory whatever a block's length, so their sides grow to the budget
    whenever they are wider than the input chunk.
@@ -60,6 +62,9 @@ FAR_BELOW = 8
 #: ... or to the budget where a side would still hold more chunks than this.
 GROW_AFTER = 16
 
+#: A grown side's widest block (beside the earlier axes' pads) is at most budget / this.
+WIDEST_GROWN = 2
+
 
 def chunk_budget() -> int:
     """Bytes one task may hold per input or output block: dask's ``array.chunk-size``."""
@@ -78,12 +83,15 @@ def pad_chunk_size(
     budget: int | None = None,
     width: int = 0,
     views: bool = False,
+    input_face_bytes: int | None = None,
 ) -> int:
     """The size of a pad side's chunks along the padded axis (the rules 1-3 above).
 
     ``base`` is the axis's largest input chunk, ``face_bytes`` what one element along the
     axis takes across the largest face block, ``width`` the wider pad side and ``views``
-    whether the mode's pad blocks are broadcast views.
+    whether the mode's pad blocks are broadcast views. ``input_face_bytes``: the same
+    across the largest face block of the input alone, where the earlier axes' pads make
+    ``face_bytes`` larger (rule 3 grows the blocks beside the input's face).
 
     >>> budget = 128 * 2**20  # dask's default array.chunk-size
     >>> pad_chunk_size(base=2048, face_bytes=2048 * 8, budget=budget, width=5000)  # kept
@@ -107,11 +115,15 @@ def pad_chunk_size(
     limit = max(budget // face_bytes, 1)  # the widest block within the budget
     if base >= limit or views:
         return limit
-    if width > base and base * face_bytes * FAR_BELOW < budget:
-        # far below the budget: grow in whole input chunks to an eighth of it (a copy that
-        # size is cheaper than the tasks it saves), or to all of it where a side would
-        # still hold many chunks (a pad many times wider than the array)
-        size = max(budget // FAR_BELOW // face_bytes // base, 1) * base
+    typical = face_bytes if input_face_bytes is None else max(min(input_face_bytes, face_bytes), 1)
+    if width > base and base * typical * FAR_BELOW < budget:
+        # far below the budget: grow in whole input chunks to an eighth of it beside the
+        # input's face (a copy that size is cheaper than the tasks it saves), the widest
+        # block within half of it; or to all of it where a side would still hold many
+        # chunks (a pad many times wider than the array)
+        size = max(budget // FAR_BELOW // typical // base, 1) * base
+        widest = max(budget // WIDEST_GROWN // face_bytes // base, 1) * base
+        size = max(min(size, widest), base)
         return size if -(-width // size) <= GROW_AFTER else limit // base * base
     return base
 
@@ -173,7 +185,9 @@ def pad_layout(
     for axis, (before, after) in enumerate(widths):
         n = sum(input_chunks[axis])
         face = math.prod(largest[i] for i in range(ndim) if i != axis) * max(itemsize, 1)
-        size = pad_chunk_size(largest[axis], face, None, max(before, after), views)
+        own = math.prod(max(input_chunks[i], default=0) for i in range(ndim) if i != axis)
+        wider = max(before, after)
+        size = pad_chunk_size(largest[axis], face, None, wider, views, own * max(itemsize, 1))
         cuts: list[Sequence[int] | None] = [None, None]
         few = max(GROW_AFTER, counts[axis])  # sides of at most this many chunks are aligned
         if target is None and align is not None and size == largest[axis]:

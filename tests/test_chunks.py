@@ -109,6 +109,44 @@ def test_a_side_grows_to_an_eighth_of_the_budget_or_all_of_it_when_still_many():
     assert pad_chunk_size(10, 2**14, budget, width=10**6) == 10
 
 
+@pytest.mark.parametrize("own", [8, 2664, 2**15])
+@pytest.mark.parametrize("times", [1, 3, 6, 40])
+def test_a_side_grows_beside_the_inputs_face_its_widest_block_within_half_the_budget(own, times):
+    budget, base = 2**27, 500
+    face = own * times  # the earlier axes' pads make the widest face ``times`` as wide
+    for width in (501, 3000, 8000):
+        size = pad_chunk_size(base, face, budget, width=width, input_face_bytes=own)
+        assert size * face <= budget
+        if base * face > budget:
+            assert size == budget // face  # capped (rule 2)
+        elif base * own * 8 >= budget:
+            assert size == base  # not far below the budget beside the input's face: kept
+        elif -(-width // size) <= GROW_AFTER and size > base:
+            assert size % base == 0  # in whole input chunks
+            assert size * own <= budget // 8  # an eighth beside the input's face ...
+            assert size * face <= budget // 2  # ... the widest block within half of it
+            assert (size + base) * own > budget // 8 or (size + base) * face > budget // 2
+
+
+@pytest.mark.parametrize(
+    "side, chunk, width, axis1",
+    [
+        # 12000 x 12000 float32 in 1 MB chunks, pad 3000: each side of axis 1 is one block,
+        # 6 MB beside the input and 36 MB at the corners (an eighth would cut it in 1000s)
+        (12_000, 500, 3_000, (3000,)),
+        # 1000 x 1000, pad 5000: the corners of 5000 rows stop axis 1 at half the budget
+        (1_000, 500, 5_000, (2000, 3000)),
+    ],
+)
+def test_wide_sides_of_a_2d_array_in_1mb_chunks(side, chunk, width, axis1):
+    x = da.zeros((side, side), chunks=chunk, dtype=np.float32)
+    with dask.config.set({"array.chunk-size": "128MiB"}):
+        y = daskpad.pad(x, width, "reflect")
+    assert y.chunks[1][: len(axis1)] == axis1
+    assert y.chunks[1][-len(axis1) :] == axis1[::-1]
+    assert y.chunks[0][0] == width  # axis 0: one block of the side, 10 MB at most
+
+
 def test_thin_cuts_joins_short_pieces_only_within_the_size():
     assert thin_cuts([1, 501, 1001], 1500, least=125, most=500) == [1, 501, 1001]
     assert thin_cuts([99], 100, least=83, most=333) == []
