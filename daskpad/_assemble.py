@@ -240,6 +240,9 @@ class Grid:
         self.padded: list[_Padded] = []
         self.concatenated: da.Array = self._with_meta(x)  # the query-planning form
         self.copies = 0  # how many statistics read x again through fresh_copy
+        # a statistic's partials along several axes at once, per input block (see
+        # daskpad._graph.share_partials): stat -> (array of tuples, the axes)
+        self.shared_partials: dict[str, tuple[da.Array, tuple[int, ...]]] = {}
 
     def _with_meta(self, x: da.Array) -> da.Array:
         if query_planning() and np.ndim(x._meta) != x.ndim:
@@ -297,6 +300,7 @@ class Grid:
         stop: int,
         fn: Callable[[da.Array], da.Array],
         copy: bool = False,
+        on_input: Callable[[da.Array], da.Array] | None = None,
     ) -> da.Array:
         """``fn`` of the slab ``[start:stop]`` along ``axis``, for an ``fn`` that reduces the
         slab to length one along ``axis`` independently for each face position (a
@@ -306,15 +310,17 @@ class Grid:
         ``fn`` is applied to the slab of each array the grid is made of (the input and the
         pad blocks of earlier axes, each complete along ``axis``) and the results are laid
         out like the grid, so interior blocks are read directly, never through aliases.
+        ``on_input``, where given, takes ``fn``'s place for the input's slab.
         """
         x = fresh_copy(self.x) if copy else self.x
         index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
         if query_planning():
             grid = self._concatenated_over(x) if copy else self.concatenated
             return fn(grid[index])
+        first = on_input or fn
         if not self.padded:
-            return fn(x[index])
-        results = {self.x.name: fn(x[index])}
+            return first(x[index])
+        results = {self.x.name: first(x[index])}
         for p in self.padded:
             for a in (p.before, p.after):
                 if a is not None:

@@ -274,7 +274,47 @@ def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Arra
         copy = x.copies > 0 and nbytes > COPY_ABOVE * chunk_budget()
         x.copies += 1
     fn = functools.partial(_slab_statistic, axis=axis, stat=stat)
-    return x.map_slab(axis, start, stop, fn, copy=copy)
+    on_input = None
+    shared = x.shared_partials.get(stat)
+    if shared is not None and axis in shared[1] and (start, stop) == (0, x.x.shape[axis]):
+        on_input = functools.partial(_slab_statistic, axis=axis, stat=stat, shared=shared)
+    return x.map_slab(axis, start, stop, fn, copy=copy, on_input=on_input)
+
+
+def share_partials(x: Frame, plan: PadPlan) -> None:
+    """Where maximum, mean or minimum reads the whole input along two axes or more (the
+    default ``stat_length``), each input block's partials along all of them are computed
+    in one task, instead of one task per axis (classic graphs; each combining task then
+    picks its axis's share: see :func:`_slab_statistic`)."""
+    stat = plan.mode.stat if plan.mode is not None else None
+    if stat not in ("amax", "amin", "mean") or query_planning():
+        return
+
+    def whole(ap: AxisPlan) -> bool:
+        """Every padded side of the axis reads the whole axis, in more than two chunks
+        (fewer are read in one task per face block: :func:`_slab_statistic`)."""
+        if not ap.padded or ap.stat_length is None or len(x.x.chunks[ap.axis]) <= 2:
+            return False
+        sides = [s for s, w in zip(ap.stat_length, (ap.before, ap.after)) if w]
+        return all(s == ap.length for s in sides)
+
+    axes = tuple(ap.axis for ap in plan.axes if whole(ap))
+    if len(axes) < 2:
+        return
+    acc = k.mean_accumulator(x.dtype) if stat == "mean" else x.dtype
+    ind = tuple(range(x.ndim))
+    both = da.blockwise(
+        k.partials_along,
+        ind,
+        x.x,
+        ind,
+        dtype=object,
+        meta=np.empty((0,) * x.ndim, dtype=object),
+        stat=stat,
+        axes=axes,
+        acc=acc,
+    )
+    x.shared_partials[stat] = (both, axes)
 
 
 COPY_ABOVE = 4  # budgets: a median reading crossing stripes of a larger input reads a copy
@@ -288,10 +328,12 @@ def _long_slab(x: Frame, axis: int, start: int, stop: int) -> bool:
     return last - first + 1 > 2
 
 
-def _slab_statistic(slab: da.Array, axis: int, stat: str) -> da.Array:
+def _slab_statistic(
+    slab: da.Array, axis: int, stat: str, shared: tuple[da.Array, tuple[int, ...]] | None = None
+) -> da.Array:
     length = slab.shape[axis]
     fits = _face_block_nbytes(slab, axis, length) <= chunk_budget()
-    if fits and (stat == "median" or len(slab.chunks[axis]) <= 2):
+    if shared is None and fits and (stat == "median" or len(slab.chunks[axis]) <= 2):
         # an edge slab: numpy's own function on the slab of each face block, in one task.
         # (A slab over many chunks goes through per-block partials instead even when it
         # would fit: one task reading a whole row of blocks makes the scheduler hold them
@@ -310,21 +352,40 @@ def _slab_statistic(slab: da.Array, axis: int, stat: str) -> da.Array:
     # (a dask tree reduction when even the partials of one face block exceed the budget)
     acc = k.mean_accumulator(slab.dtype) if stat == "mean" else slab.dtype
     ind = tuple(range(slab.ndim))
-    partial = da.blockwise(
-        k.partial_statistic,
-        ind,
-        slab,
-        ind,
-        adjust_chunks={axis: 1},
-        dtype=acc,
-        meta=np.empty((0,) * slab.ndim, dtype=acc),
-        stat=stat,
-        axis=axis,
-        acc=acc,
-    )
     finish = dict(stat=stat, axis=axis, count=length, out_dtype=slab.dtype)
-    if _face_block_nbytes(partial, axis, len(partial.chunks[axis])) <= chunk_budget():
-        return _blockwise_along(k.combine_statistic, slab, axis, 1, [partial], finish)
+    parts_fit = face_nbytes(slab.chunks, axis, acc.itemsize) * len(slab.chunks[axis])
+    if shared is not None:  # this axis's share of the partials computed with the others'
+        both, axes = shared
+        which = axes.index(axis)
+        if parts_fit <= chunk_budget():
+            # each combining task picks its share of the blocks' partials itself
+            finish = {**finish, "pick": which}
+            return _blockwise_along(k.combine_statistic, slab, axis, 1, [both], finish)
+        partial = da.blockwise(
+            k.pick,
+            ind,
+            both,
+            ind,
+            adjust_chunks={axis: 1},
+            dtype=acc,
+            meta=np.empty((0,) * slab.ndim, dtype=acc),
+            which=which,
+        )
+    else:
+        partial = da.blockwise(
+            k.partial_statistic,
+            ind,
+            slab,
+            ind,
+            adjust_chunks={axis: 1},
+            dtype=acc,
+            meta=np.empty((0,) * slab.ndim, dtype=acc),
+            stat=stat,
+            axis=axis,
+            acc=acc,
+        )
+        if parts_fit <= chunk_budget():
+            return _blockwise_along(k.combine_statistic, slab, axis, 1, [partial], finish)
     reduce = {"amax": da.max, "amin": da.min, "mean": da.sum}[stat]
     total = reduce(partial, axis=axis, keepdims=True)
     return da.map_blocks(k.combine_statistic, total, meta=meta, dtype=slab.dtype, **finish)
@@ -452,6 +513,8 @@ def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
     views = plan.mode is not None and plan.mode.views and type(x._meta) is np.ndarray
     layout = pad_layout(x.chunks, x.dtype.itemsize, widths, target, _views(x.chunks, plan), views)
     grid = Grid(x)
+    if plan.builder == "stat":
+        share_partials(grid, plan)
     for ap in plan.axes:
         if ap.padded:
             grid.add(ap.axis, *builder(grid, ap, plan, layout[ap.axis]))

@@ -392,8 +392,13 @@ def per_chunk(
     return kernel(*_joined(args, along), start=start, stop=stop, **kwargs)
 
 
-def along_axis(*args: Any, kernel: Callable[..., Any], along: int, **kwargs: Any) -> Any:
-    """Call ``kernel`` with arguments given as lists of blocks joined along ``along``."""
+def along_axis(
+    *args: Any, kernel: Callable[..., Any], along: int, pick: int | None = None, **kwargs: Any
+) -> Any:
+    """Call ``kernel`` with arguments given as lists of blocks joined along ``along``; with
+    ``pick``, each block is a tuple of which the ``pick``-th item is taken first."""
+    if pick is not None:
+        args = tuple([b[pick] for b in a] if isinstance(a, list) else a[pick] for a in args)
     return kernel(*_joined(args, along), **kwargs)
 
 
@@ -676,6 +681,16 @@ def partial_statistic(block: Any, *, stat: str, axis: int, acc: np.dtype) -> Any
         return STATISTICS[stat](pieces[0], axis=axis, keepdims=True)
 
     return _on_distinct_lines(share, [block], axis)
+
+
+def partials_along(block: Any, *, stat: str, axes: Sequence[int], acc: np.dtype) -> tuple:
+    """:func:`partial_statistic` of one block along each of ``axes``, in one task."""
+    return tuple(partial_statistic(block, stat=stat, axis=a, acc=acc) for a in axes)
+
+
+def pick(parts: tuple, *, which: int) -> Any:
+    """One of the partials :func:`partials_along` computed."""
+    return parts[which]
 
 
 def combine_statistic(
