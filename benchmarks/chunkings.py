@@ -609,18 +609,21 @@ def _small_check(label: str, side: int, chunk: int, w: int) -> dict[str, str]:
     return out
 
 
-#: a case whose unpadded sum takes less than this (seconds) runs SHORT_ROUNDS x the rounds
+#: a wide-pad sum runs ROUNDS x ``--repeat`` rounds: the ratio of one round spreads by
+#: +-30% on a 2-core machine (1.8-3.1 for one mode in seven rounds), its median far less
+ROUNDS = 3
+#: ... and SHORT_ROUNDS x where its unpadded sum takes less than SHORT seconds
 SHORT = 0.1
 SHORT_ROUNDS = 5
 
 
 def _widesum_rounds(cfg, unpadded: Callable[[], Any]) -> int:
-    """``--repeat`` rounds, or SHORT_ROUNDS times as many where one unpadded sum (run once
-    here, which also warms it up) takes under SHORT seconds: at a few milliseconds one
+    """ROUNDS times ``--repeat`` rounds, or SHORT_ROUNDS times where one unpadded sum (run
+    once here, which also warms it up) takes under SHORT seconds: at a few milliseconds one
     round's noise would decide the ratio."""
     t0 = time.perf_counter()
     unpadded()
-    return cfg.repeat * (SHORT_ROUNDS if time.perf_counter() - t0 < SHORT else 1)
+    return cfg.repeat * (SHORT_ROUNDS if time.perf_counter() - t0 < SHORT else ROUNDS)
 
 
 def section_widesum(cfg) -> list[dict]:
