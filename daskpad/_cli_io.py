@@ -8,6 +8,7 @@ command prints.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -65,6 +66,11 @@ def parse_width(text: str) -> tuple[str, tuple[int, int]]:
         )
     before = int(parts[0])
     after = int(parts[-1])
+    if max(before, after) >= 2**63:
+        raise CliError(
+            f"--width {text!r}: a width must be below 2**63 (no array dimension is longer); "
+            "widths whose padded array would exceed the block limit are refused too"
+        )
     return dim.strip(), (before, after)
 
 
@@ -353,13 +359,14 @@ def remove_quietly(path: Path) -> None:
 
 
 def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
-    """Compute ``delayed`` locally (dask's ProgressBar) or on ``client`` (distributed's)."""
+    """Compute ``delayed`` locally (dask's ProgressBar) or on ``client`` (distributed's),
+    the bar on stderr."""
     if client is None:
         import dask
         from dask.diagnostics import ProgressBar
 
         if progress:
-            with ProgressBar(out=sys.stdout):
+            with ProgressBar(out=sys.stderr):
                 dask.compute(delayed)
         else:
             dask.compute(delayed)
@@ -369,8 +376,9 @@ def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
         if progress:
             from distributed import progress as distributed_progress
 
-            distributed_progress(future)
-            print(flush=True)
+            with contextlib.redirect_stdout(sys.stderr):  # its bar prints to stdout
+                distributed_progress(future)
+                print(flush=True)
         future.result()
     except BaseException:
         future.cancel()

@@ -168,7 +168,7 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
 
 class TileProgress:
     """One progress bar over all the tiles' computations (local threads: a dask callback
-    counts each tile's tasks; a cluster: whole tiles)."""
+    counts each tile's tasks; a cluster: whole tiles), on stderr unless ``out`` says."""
 
     width = 40
 
@@ -177,7 +177,7 @@ class TileProgress:
     ):
         self.ntiles = ntiles
         self.what = what
-        self.out = sys.stdout if out is None else out
+        self.out = sys.stderr if out is None else out
         self.every = every
         self.done_tiles = 0
         self.start = time.perf_counter()

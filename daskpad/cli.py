@@ -11,10 +11,12 @@ Each command is parse -> open -> pad -> write; the helpers live in :mod:`daskpad
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 import tempfile
 import time
 import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -113,7 +115,18 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Path, st
         ds = select_variables(open_source(src, kind, chunks), args.var or [])
     if not widths:
         return src, kind, ds, None
-    padded = ds.pad2(widths, mode=args.mode, coords=args.coords, chunks=policy, **kwargs)
+    try:
+        padded = ds.pad2(widths, mode=args.mode, coords=args.coords, chunks=policy, **kwargs)
+    except (ValueError, TypeError, OverflowError) as e:
+        # refused when the graph is built (a fill that does not fit the dtype, a pad of
+        # more blocks than the limit): say which options asked for it
+        given = [f"--width {Widths(widths)}", f"--mode {args.mode}"]
+        given += [
+            f"{flag} {getattr(args, attr)}"
+            for attr, (flag, _) in _MODE_OPTIONS.items()
+            if getattr(args, attr) is not None
+        ]
+        raise CliError(f"{' '.join(given)}: {e}") from None
     return src, kind, ds, padded
 
 
@@ -173,6 +186,8 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     start = time.perf_counter()
     try:
         show = args.progress if progress is None else progress
+        if show is None:  # neither --progress nor --no-progress: when someone watches
+            show = sys.stderr.isatty()
         _write(out, dst, args.overwrite, fmt, client, show, tiling)
     finally:
         if client is not None:
@@ -233,11 +248,39 @@ def _client(args: argparse.Namespace) -> Any:
             "--scheduler and --workers need dask.distributed (pip install distributed)"
         ) from None
     if args.scheduler is not None:
-        try:
-            return Client(args.scheduler)
-        except OSError as e:
-            raise CliError(f"cannot reach the dask scheduler at {args.scheduler}: {e}") from None
+        return _connect(Client, args.scheduler, args.scheduler_timeout)
     return Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
+
+
+def _connect(client: Any, address: str, timeout: float) -> Any:
+    """A Client of the scheduler at ``address``, or a CliError naming ``--scheduler``
+    within about ``timeout`` seconds: a malformed address or a refused connection at once
+    (distributed itself would retry until its timeout)."""
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    what = f"--scheduler {address}"
+    wait = f"(--scheduler-timeout {timeout:g} s)"
+    try:
+        protocol, location = parse_address(address)
+        if protocol in ("tcp", "tls"):
+            host, port = parse_host_port(location)
+            if not host or port is None:
+                raise ValueError(f"expected HOST:PORT, got {location!r}")
+    except (ValueError, TypeError) as e:
+        raise CliError(
+            f"{what} is malformed: {e}; expected an address like tcp://HOST:8786"
+        ) from None
+    if protocol in ("tcp", "tls"):
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except OSError as e:
+            reason = "timed out" if isinstance(e, TimeoutError) else str(e)
+            raise CliError(f"{what}: no dask scheduler answers there {wait}: {reason}") from None
+    try:
+        return client(address, timeout=timeout)
+    except Exception as e:  # distributed raises OSError, TimeoutError and others
+        raise CliError(f"{what}: cannot connect {wait}: {type(e).__name__}: {e}") from None
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -363,10 +406,33 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = _Parser(
         prog="daskpad", description="numpy.pad for datasets that do not fit in memory"
     )
+    parser.add_argument("--version", action="version", version=f"daskpad {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -385,7 +451,10 @@ def _parser() -> argparse.ArgumentParser:
         "--dry-run", action="store_true", help="show what would be written; compute nothing"
     )
     out.add_argument(
-        "--no-progress", dest="progress", action="store_false", help="no progress bar"
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: when stderr is a terminal)",
     )
     out.add_argument(
         "--memory",
@@ -399,7 +468,17 @@ def _parser() -> argparse.ArgumentParser:
         "--scheduler", metavar="ADDRESS", help="run on this dask.distributed scheduler"
     )
     where.add_argument(
-        "--workers", type=int, metavar="N", help="start a local cluster of N worker processes"
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="start a local cluster of N worker processes",
+    )
+    out.add_argument(
+        "--scheduler-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long to wait for --scheduler to answer (default: 10)",
     )
     pad.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
@@ -432,12 +511,17 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``daskpad ...``; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # a bare ``daskpad``: what it can do
+        _parser().print_help(sys.stderr)
+        return 2
     try:
         args = _parser().parse_args(argv)
     except SystemExit as e:  # --help, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
-        return int(args.run(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args.run(args))
     except KeyboardInterrupt:
         print("daskpad: interrupted; nothing was written to DST", file=sys.stderr)
         return 130
@@ -456,6 +540,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if known else 1
     finally:
         sys.stdout.flush()
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """A warning as one line saying what happened, not which library file noticed it."""
+    print(f"daskpad: warning: {category.__name__}: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -155,7 +155,7 @@ def mode_runs(workdir, sources):
         procs[mode] = (
             fmt,
             dst,
-            start("pad", sources[fmt], dst, *WIDTH_ARGS, "--mode", mode, *options),
+            start("pad", sources[fmt], dst, *WIDTH_ARGS, "--mode", mode, *options, "--progress"),
         )
     return {mode: (fmt, dst, finish(p)) for mode, (fmt, dst, p) in procs.items()}
 
@@ -193,7 +193,8 @@ def test_pad_equals_numpy(mode, mode_runs, sources):
     last = run.stdout.strip().splitlines()[-1]
     assert last.startswith(f"padded {src} -> {dst}")
     assert "lat 8->12" in last and "lon 10->18" in last and " on disk) in " in last
-    assert "100% Completed" in run.stdout  # dask's progress bar
+    assert "100% Completed" in run.stderr  # dask's progress bar, asked for with --progress
+    assert "Completed" not in run.stdout
     assert not list(dst.parent.glob(f".{dst.name}.daskpad-*"))  # no temporary left
 
 
@@ -227,7 +228,7 @@ def test_var_coords_chunks_and_format(tmp_path, sources):
         "--no-progress",
     )
     assert run.returncode == 0, run.stderr
-    assert "Completed" not in run.stdout
+    assert "Completed" not in run.stdout + run.stderr
     out = zarr.open_group(dst, mode="r")
     assert out.metadata.zarr_format == 3
     assert sorted(out.array_keys()) == ["lat", "n"]  # t dropped; lon (an index) dropped
@@ -268,15 +269,17 @@ def test_tiled_write_equals_the_whole_write(mode, mode_runs, sources, tmp_path):
     fmt, whole, _ = mode_runs[mode]  # (median: of the whole axis, settled before the tiles)
     options, kwargs = MODE_OPTIONS[mode]
     dst = tmp_path / "tiled.zarr"
-    run = daskpad("pad", sources[fmt], dst, *WIDTH_ARGS, "--mode", mode, *options, *TILED)
+    run = daskpad(
+        "pad", sources[fmt], dst, *WIDTH_ARGS, "--mode", mode, *options, *TILED, "--progress"
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith(f"writing {dst} in ") and "tiles, each reading at most" in lines[0]
     ntiles = int(lines[0].split(" in ")[1].split()[0])
     assert ntiles > 10
-    assert f"100% Completed | tile {ntiles} of {ntiles}" in run.stdout
+    assert f"100% Completed | tile {ntiles} of {ntiles}" in run.stderr
     # the statistics a pad repeats are computed before the tiles, with a bar of their own
-    assert ("100% Completed | statistics " in run.stdout) == (mode in ("minimum", "median"))
+    assert ("100% Completed | statistics " in run.stderr) == (mode in ("minimum", "median"))
     for name, dims in (("t", ("time", "lat", "lon")), ("n", ("lat", "lon"))):
         expected = np.pad(stored(sources[fmt], name), [WIDTHS[d] for d in dims], mode, **kwargs)
         np.testing.assert_array_equal(stored(dst, name), expected)
@@ -409,6 +412,30 @@ def _refusals(src: Path, tmp: Path) -> dict[str, tuple[list, str]]:
             ["pad", src, tmp / "o.zarr", "--width", "lat=1", "--memory", "lots"],
             "--memory expects a size such as 2GB or 512MiB, got 'lots'",
         ),
+        "fill out of range": (
+            # n is int32: numpy.pad refuses a fill it cannot hold, and so does the command
+            [
+                "pad",
+                src,
+                tmp / "p.zarr",
+                "--width",
+                "lat=1",
+                "--var",
+                "n",
+                "--constant-value",
+                str(2**40),
+            ],
+            "--width lat=1 --mode constant --constant-value 1099511627776: Python integer "
+            "1099511627776 out of bounds for int32",
+        ),
+        "width too large": (
+            ["pad", src, tmp / "q.zarr", "--width", f"lat={10**30}"],
+            f"--width 'lat={10**30}': a width must be below 2**63",
+        ),
+        "too many blocks": (
+            ["info", src, "--width", f"lat={10**15}", "--mode", "wrap"],
+            f"--width lat={10**15} --mode wrap: ",
+        ),
     }
 
 
@@ -421,6 +448,7 @@ SUBPROCESS_REFUSALS = (
     "mode mismatch",
     "dst in src",
     "dst exists",
+    "fill out of range",
 )
 
 
@@ -591,7 +619,7 @@ def test_scheduler(tmp_path, sources):
         dashboard_address=None,
     ) as cluster:
         address = cluster.scheduler_address
-        argv = ["--width", "lon=2", "--mode", "wrap", "--scheduler", address]
+        argv = ["--width", "lon=2", "--mode", "wrap", "--scheduler", address, "--progress"]
         runs = {
             tiles: daskpad("pad", sources[3], tmp_path / f"{tiles}.zarr", *argv, *extra)
             for tiles, extra in (("whole", []), ("tiled", TILED))
@@ -599,28 +627,78 @@ def test_scheduler(tmp_path, sources):
         for run in runs.values():
             assert run.returncode == 0, run.stderr
         assert cluster.scheduler.task_prefixes  # the work ran on the cluster
-    assert "100% Completed" in runs["whole"].stdout  # distributed's progress bar
-    assert "100% Completed | tile " in runs["tiled"].stdout  # one bar over the tiles
+    assert "100% Completed" in runs["whole"].stderr  # distributed's progress bar
+    assert "100% Completed | tile " in runs["tiled"].stderr  # one bar over the tiles
     expected = np.pad(stored(sources[3], "t"), ((0, 0), (0, 0), (2, 2)), mode="wrap")
     for tiles in runs:
         np.testing.assert_array_equal(stored(tmp_path / f"{tiles}.zarr", "t"), expected)
 
 
-def test_unreachable_scheduler(tmp_path, sources):
-    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+@pytest.mark.parametrize(
+    "address, message",
+    [
+        ("tcp://127.0.0.1:1", "--scheduler tcp://127.0.0.1:1: no dask scheduler answers there"),
+        ("notanaddress", "--scheduler notanaddress is malformed"),
+        ("tcp://127.0.0.1", "--scheduler tcp://127.0.0.1 is malformed"),
+    ],
+)
+def test_unreachable_or_malformed_scheduler_is_refused_at_once(
+    tmp_path, sources, address, message
+):
+    t0 = time.perf_counter()
     run = daskpad(
-        "pad",
-        sources[3],
-        tmp_path / "o.zarr",
-        "--width",
-        "lon=1",
-        "--scheduler",
-        "tcp://127.0.0.1:1",
-        env=env,
+        "pad", sources[3], tmp_path / "o.zarr", "--width", "lon=1", "--scheduler", address
     )
+    assert time.perf_counter() - t0 < 10  # not distributed's own 30 s of retries
     assert run.returncode == 2
-    assert "cannot reach the dask scheduler at tcp://127.0.0.1:1" in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], run.stderr
     assert not (tmp_path / "o.zarr").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--workers", "0"], "argument --workers: expected a positive whole number, not '0'"),
+        (["--workers", "-1"], "argument --workers: expected a positive whole number, not '-1'"),
+        (["--workers", "two"], "argument --workers: expected a positive whole number"),
+        (["--scheduler-timeout", "0"], "argument --scheduler-timeout: expected a positive"),
+    ],
+)
+def test_bad_execution_options_are_usage_errors(tmp_path, sources, argv, message):
+    run = daskpad("pad", sources[3], tmp_path / "o.zarr", "--width", "lon=1", *argv)
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], run.stderr
+    assert not (tmp_path / "o.zarr").exists()
+
+
+def test_version_and_bare_command():
+    import daskpad as package
+
+    run = daskpad("--version")
+    assert run.returncode == 0 and run.stdout.strip() == f"daskpad {package.__version__}"
+    bare = daskpad()
+    assert bare.returncode == 2
+    assert bare.stderr.startswith("usage: daskpad") and "{pad,info,demo}" in bare.stderr
+
+
+@WRITES
+def test_progress_only_when_asked_or_watched(tmp_path, sources):
+    # stderr is a pipe here, not a terminal: no bar unless --progress
+    quiet = daskpad("pad", sources[3], tmp_path / "q.zarr", "--width", "lon=1")
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr == "" and "Completed" not in quiet.stdout
+    shown = daskpad("pad", sources[3], tmp_path / "s.zarr", "--width", "lon=1", "--progress")
+    assert shown.returncode == 0, shown.stderr
+    assert "100% Completed" in shown.stderr and "Completed" not in shown.stdout
+
+
+def test_warnings_are_one_line_without_file_paths(capsys):
+    from daskpad import cli
+
+    cli._show_warning(RuntimeWarning("Mean of empty slice"), RuntimeWarning, "/x/y.py", 3)
+    assert capsys.readouterr().err == "daskpad: warning: RuntimeWarning: Mean of empty slice\n"
 
 
 @WRITES
