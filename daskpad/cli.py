@@ -11,13 +11,15 @@ Each command is parse -> open -> pad -> write; the helpers live in :mod:`daskpad
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import socket
 import sys
 import tempfile
 import time
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -212,13 +214,14 @@ def _write(
     temporary store is removed and DST is left as it was."""
     tmp = temporary_sibling(dst, "tmp")
     try:
-        if tiling.whole:
-            delayed = ds.to_zarr(
-                tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=fmt == 2
-            )
-            compute_with_progress(delayed, client, progress)
-        else:
-            write_tiled(ds, tmp, tiling, progress, consolidated=fmt == 2, zarr_format=fmt)
+        with _own_threads(client):
+            if tiling.whole:
+                delayed = ds.to_zarr(
+                    tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=fmt == 2
+                )
+                compute_with_progress(delayed, client, progress)
+            else:
+                write_tiled(ds, tmp, tiling, progress, consolidated=fmt == 2, zarr_format=fmt)
         commit(tmp, dst, overwrite)
     except Exception as e:
         remove_quietly(tmp)
@@ -229,6 +232,29 @@ def _write(
     except BaseException:  # KeyboardInterrupt, SystemExit
         remove_quietly(tmp)
         raise
+
+
+@contextlib.contextmanager
+def _own_threads(client: Any) -> Iterator[None]:
+    """Local threads of the command's own (dask's threaded scheduler otherwise shares one
+    pool): on the way out, after a failure or an interruption too, queued tasks are
+    cancelled and those already running are waited for, so that none writes into the
+    temporary store after it is removed. (A cluster's tasks are cancelled with their
+    futures: :func:`daskpad._cli_io.compute_with_progress`.)"""
+    if client is not None:
+        yield
+        return
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    import dask
+
+    pool = ThreadPoolExecutor(dask.config.get("num_workers", None) or os.cpu_count() or 1)
+    try:
+        with dask.config.set(pool=pool):
+            yield
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _zarr_format(args: argparse.Namespace, src: Path, kind: str) -> int:
@@ -519,12 +545,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _terminated_on_sigterm():
             warnings.showwarning = _show_warning
             return int(args.run(args))
     except KeyboardInterrupt:
         print("daskpad: interrupted; nothing was written to DST", file=sys.stderr)
         return 130
+    except Terminated:
+        print("daskpad: terminated (SIGTERM); nothing was written to DST", file=sys.stderr)
+        return 143
     except Exception as e:
         if args.debug:
             traceback.print_exc()
@@ -540,6 +569,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if known else 1
     finally:
         sys.stdout.flush()
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (a batch system stopping the job): unwinds like Ctrl-C, so the
+    temporary store is removed on the way out."""
+
+
+@contextlib.contextmanager
+def _terminated_on_sigterm() -> Iterator[None]:
+    """While the command runs, SIGTERM raises :class:`Terminated` in the main thread."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: leave signals to whoever runs us
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _show_warning(

@@ -574,7 +574,9 @@ def _start_slow(src: Path, dst: Path) -> subprocess.Popen:
 
 
 @WRITES
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM], ids=["SIGKILL", "SIGINT", "SIGTERM"]
+)
 def test_interrupted_write_leaves_no_dst(sig, tmp_path, sources):
     src = shutil.copytree(sources[3], tmp_path / "src.zarr")
     before = digest(src)
@@ -591,6 +593,12 @@ def test_interrupted_write_leaves_no_dst(sig, tmp_path, sources):
             run.stderr.strip().splitlines()[-1]
             == "daskpad: interrupted; nothing was written to DST"
         )
+        assert leftover == []
+    elif sig == signal.SIGTERM:  # what a batch system sends
+        assert run.returncode == 143
+        assert run.stderr.strip().splitlines() == [
+            "daskpad: terminated (SIGTERM); nothing was written to DST"
+        ]
         assert leftover == []
     else:
         assert run.returncode == -signal.SIGKILL
