@@ -53,6 +53,88 @@ def zarr_can_store(chunks: Chunks) -> bool:
     return not any(len(c) > 1 and (len(set(c[:-1])) > 1 or c[-1] > c[0]) for c in chunks)
 
 
+def storable_chunks(chunks: Chunks) -> Chunks:
+    """``chunks`` where zarr can store them; otherwise, along each axis it cannot,
+    regular chunks of the size most of them have (the larger where sizes tie): for an
+    array padded in the default chunks, the input's own, the pads cut to it.
+
+    >>> storable_chunks(((256, 333, 333, 333, 1, 256), (4, 4, 2)))
+    ((333, 333, 333, 333, 180), (4, 4, 2))
+    """
+    out = []
+    for c in chunks:
+        if zarr_can_store((c,)):
+            out.append(tuple(c))
+            continue
+        counts: dict[int, int] = {}
+        for size in c:
+            counts[size] = counts.get(size, 0) + 1
+        size = max(counts, key=lambda n: (counts[n], n))
+        full, rest = divmod(sum(c), size)
+        out.append((size,) * full + ((rest,) if rest else ()))
+    return tuple(out)
+
+
+def storable(x: Any) -> Any:
+    """The dask array ``x`` in :func:`storable_chunks`, each block assembled in one task
+    from the blocks it overlaps."""
+    from ._assemble import regrid
+
+    target = storable_chunks(tuple(tuple(int(n) for n in c) for c in x.chunks))
+    return x if target == x.chunks else regrid(x, target)
+
+
+def _is_local_path(store: Any) -> bool:
+    return isinstance(store, (str, os.PathLike)) and "://" not in os.fspath(store)
+
+
+@contextlib.contextmanager
+def written_whole(store: Any, replace: bool) -> Iterator[Any]:
+    """Where to write a new store so that it appears only once complete: for a local path,
+    a hidden temporary sibling, moved into place when the block succeeds (replacing an
+    existing store only with ``replace``) and removed when it fails, so a failed write
+    leaves nothing that opens; any other store as it is."""
+    if not _is_local_path(store):
+        yield store
+        return
+    from pathlib import Path
+
+    from ._cli_io import commit, remove_quietly, temporary_sibling
+
+    dst = Path(store)
+    empty = dst.is_dir() and not dst.is_symlink() and not any(dst.iterdir())
+    if not replace and not empty and (dst.exists() or dst.is_symlink()):
+        raise FileExistsError(f"{str(dst)!r} exists; pass mode='w' (overwrite=True) to replace it")
+    tmp = temporary_sibling(dst, "tmp")
+    try:
+        with own_threads():
+            yield str(tmp)
+        if empty:
+            dst.rmdir()  # an empty directory made for the store (tempfile.mkdtemp())
+        commit(tmp, dst, replace)
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def own_threads() -> Iterator[None]:
+    """While the block runs, dask's threaded scheduler uses a pool of threads of its own
+    (otherwise it shares one module-wide pool): on the way out, after a failure or an
+    interruption too, queued tasks are cancelled and those already running are waited
+    for, so that none writes into a temporary store after it is removed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import dask
+
+    pool = ThreadPoolExecutor(dask.config.get("num_workers", None) or os.cpu_count() or 1)
+    try:
+        with dask.config.set(pool=pool):
+            yield
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def memory_budget(memory: int | str | None) -> int:
     """``memory=`` of the public writers: bytes, a size such as ``"512MB"``, or ``None``
     for :func:`default_memory`."""
@@ -432,8 +514,8 @@ def write_tiled(
 ) -> None:
     """Write ``ds`` to the new zarr ``store``: xarray writes the metadata and the in-memory
     variables (``kwargs`` go to its ``to_zarr``), then the dask-backed variables are
-    written tile by tile, one computation per tile; metadata is consolidated at the end if
-    asked (``None``: for zarr v2, whose readers expect it).
+    written tile by tile, one computation per tile; metadata is consolidated at the end
+    unless ``consolidated`` is False.
 
     A variable xarray stores as it is (numbers, no CF encoding left to apply: the command
     reads values undecoded) goes straight into its zarr array; one that xarray encodes
@@ -498,8 +580,22 @@ def write_tiled(
             yield writes
 
     store_tiles(jobs(), the_plan.ntiles, progress)
-    if consolidated or (consolidated is None and fmt == 2):
-        zarr.consolidate_metadata(store, zarr_format=fmt)
+    if consolidated or consolidated is None:
+        consolidate(store, fmt)
+
+
+def consolidate(store: Any, zarr_format: int) -> None:
+    """Consolidate the store's metadata, so that xarray opens it with one read (and
+    without warning that it is not consolidated), zarr v3 included: zarr warns that
+    consolidated metadata is not part of the v3 specification yet, which is not news to
+    whoever asked for it."""
+    import warnings
+
+    import zarr
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Consolidated metadata is currently not")
+        zarr.consolidate_metadata(store, zarr_format=zarr_format)  # type: ignore[arg-type]
 
 
 def to_zarr(
@@ -519,12 +615,18 @@ def to_zarr(
     The statistics a pad repeats (maximum, mean, median, minimum) are computed first, axis
     after axis, so a statistic of the whole axis is read once per padded axis, not by every
     tile at an edge.
-    It works for any dask array in chunks zarr can store.
+
+    It takes any dask array: chunks zarr cannot store (the default chunks of a padded
+    array, whose pads are cut from the budget) are first laid out as
+    :func:`storable_chunks` says, each block in one task. A local path is written under a
+    hidden temporary name and moved into place once complete: a failed or interrupted
+    write leaves nothing that opens, and an existing store is replaced only with
+    ``overwrite=True``. Other stores are written in place.
 
     Parameters
     ----------
     x : dask.array.Array
-        Chunks all equal along each axis but a smaller last one.
+        Any chunks; zarr's chunks are ``x``'s where zarr can store them.
     store
         Where to create the zarr array (a path, or any store :func:`zarr.create_array`
         takes).
@@ -535,7 +637,7 @@ def to_zarr(
         Show one progress bar over all the tiles.
     **kwargs
         Passed to :func:`zarr.create_array` (``compressors=``, ``zarr_format=``,
-        ``overwrite=``, ...); the chunks are ``x``'s.
+        ``overwrite=``, ...).
 
     Returns
     -------
@@ -555,29 +657,26 @@ def to_zarr(
     """
     import zarr
 
+    x = storable(x)
     chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
-    if not zarr_can_store(chunks):
-        raise ValueError(
-            f"zarr needs chunks all equal but a smaller last one, got {chunks}; pad with "
-            'chunks="regular" (or "even"), or rechunk first'
-        )
     budget = memory_budget(memory)
     numblocks = [len(c) for c in chunks]
     block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
     halo = [int(n > 1) for n in numblocks]
     shape = tile_shape(numblocks, halo, block_bytes, budget)
-    z = zarr.create_array(
-        store,
-        shape=x.shape,
-        dtype=x.dtype,
-        chunks=tuple(max(max(c, default=1), 1) for c in chunks),
-        **kwargs,
-    )
-    regions = list(tiles(chunks, shape))
-    if len(regions) > 1:
-        (x,) = settle_statistics([x], budget, progress)
-    store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
-    return z
+    with written_whole(store, bool(kwargs.get("overwrite"))) as where:
+        z = zarr.create_array(
+            where,
+            shape=x.shape,
+            dtype=x.dtype,
+            chunks=tuple(max(max(c, default=1), 1) for c in chunks),
+            **kwargs,
+        )
+        regions = list(tiles(chunks, shape))
+        if len(regions) > 1:
+            (x,) = settle_statistics([x], budget, progress)
+        store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
+    return z if where is store else zarr.open_array(store, mode="r+")
 
 
 def needs_encoding(var: Any) -> bool:

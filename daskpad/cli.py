@@ -50,7 +50,7 @@ from ._cli_io import (
     zarr_format_of,
 )
 from ._modes import MODES
-from ._tiles import Plan, default_memory, write_tiled
+from ._tiles import Plan, default_memory, own_threads, write_tiled
 from ._tiles import plan as plan_tiles
 
 # --option -> the keyword argument of numpy.pad / pad2 it sets.
@@ -215,13 +215,18 @@ def _write(
     tmp = temporary_sibling(dst, "tmp")
     try:
         with _own_threads(client):
+            # consolidated metadata, zarr v3 too: xarray then opens DST with one read,
+            # without warning (zarr's own warning, that v3 has no such thing in its
+            # specification yet, is not for the command's user)
             if tiling.whole:
-                delayed = ds.to_zarr(
-                    tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=fmt == 2
-                )
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", "Consolidated metadata is currently not")
+                    delayed = ds.to_zarr(
+                        tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=True
+                    )
                 compute_with_progress(delayed, client, progress)
             else:
-                write_tiled(ds, tmp, tiling, progress, consolidated=fmt == 2, zarr_format=fmt)
+                write_tiled(ds, tmp, tiling, progress, consolidated=True, zarr_format=fmt)
         commit(tmp, dst, overwrite)
     except Exception as e:
         remove_quietly(tmp)
@@ -236,25 +241,14 @@ def _write(
 
 @contextlib.contextmanager
 def _own_threads(client: Any) -> Iterator[None]:
-    """Local threads of the command's own (dask's threaded scheduler otherwise shares one
-    pool): on the way out, after a failure or an interruption too, queued tasks are
-    cancelled and those already running are waited for, so that none writes into the
-    temporary store after it is removed. (A cluster's tasks are cancelled with their
-    futures: :func:`daskpad._cli_io.compute_with_progress`.)"""
+    """Local threads of the command's own, whose running tasks are waited for before the
+    temporary store is removed (:func:`daskpad._tiles.own_threads`); a cluster's tasks are
+    cancelled with their futures (:func:`daskpad._cli_io.compute_with_progress`)."""
     if client is not None:
         yield
         return
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    import dask
-
-    pool = ThreadPoolExecutor(dask.config.get("num_workers", None) or os.cpu_count() or 1)
-    try:
-        with dask.config.set(pool=pool):
-            yield
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    with own_threads():
+        yield
 
 
 def _zarr_format(args: argparse.Namespace, src: Path, kind: str) -> int:

@@ -711,8 +711,13 @@ def to_zarr(
     written one tile of chunks per computation, the tiles as large as ``memory`` allows
     for the input they read (with the neighbouring block along every dimension, so the
     blocks along tile edges are read twice); coordinates and in-memory variables are
-    written first, with the metadata, and a zarr v2 store is consolidated at the end
-    (``consolidated=True`` or ``False`` decides for any format). Variables xarray encodes
+    written first, with the metadata, which is consolidated at the end, zarr v3 included
+    (unless ``consolidated=False``), so xarray opens the store with one read. Any chunks
+    will do: a variable in chunks zarr cannot store (the default chunks of ``pad2``) is
+    first laid out in regular chunks of the size most of its chunks have along each
+    dimension (for a padded variable, the input's). A local path is written under a hidden
+    temporary name and moved into place once complete, so a failed or interrupted write
+    leaves nothing that opens. Variables xarray encodes
     (CF packing, times, strings) are written with xarray's region writes, so the store
     holds what ``obj.to_zarr`` would. The statistics a pad repeats (maximum, mean, median,
     minimum) are computed first, axis after axis, so a statistic of the whole axis is read
@@ -721,9 +726,10 @@ def to_zarr(
     Parameters
     ----------
     obj : xarray.Dataset or xarray.DataArray
-        Dask-backed variables in chunks zarr can store (all equal but a smaller last one).
+        Dask-backed variables in any chunks.
     store
-        A new zarr store (``mode="w"`` replaces an existing one).
+        A new zarr store (``mode="w"`` replaces an existing one, only once the new one is
+        complete where the store is a local path).
     memory : int or str, optional
         Bytes of input a tile may read (``"1GB"`` works too); default 2 GiB, or a quarter
         of this machine's memory if less.
@@ -740,20 +746,27 @@ def to_zarr(
     >>> padded = ds.pad2(x=2, y=1, mode="edge", chunks="regular")
     >>> daskpad.xarray.to_zarr(padded, tempfile.mkdtemp(), memory="4kB", zarr_format=2)
     """
-    from ._tiles import memory_budget, plan, write_tiled
+    from ._tiles import memory_budget, plan, storable, write_tiled, written_whole
 
     budget = memory_budget(memory)
     if isinstance(obj, xr.DataArray):
         obj = obj.to_dataset(
             name=obj.name if obj.name is not None else "__xarray_dataarray_variable__"
         )
-    if kwargs.get("mode", "w-") not in ("w", "w-"):
-        raise ValueError(
-            f"to_zarr writes a new store: mode must be 'w-' or 'w', got {kwargs['mode']!r}"
-        )
+    mode = kwargs.pop("mode", "w-")
+    if mode not in ("w", "w-"):
+        raise ValueError(f"to_zarr writes a new store: mode must be 'w-' or 'w', got {mode!r}")
     consolidated = kwargs.pop("consolidated", None)
+    obj = obj.copy(deep=False)
+    for var in obj.variables.values():
+        if var.chunks is not None:
+            var.data = storable(var.data)  # zarr's chunks: regular along every dimension
+            var.encoding.pop("chunks", None)
+            var.encoding.pop("preferred_chunks", None)
     everything = {d for v in obj.variables.values() for d in v.dims}
-    write_tiled(obj, store, plan(obj, everything, budget), progress, consolidated, **kwargs)
+    with written_whole(store, replace=mode == "w") as where:
+        the_plan = plan(obj, everything, budget)
+        write_tiled(obj, where, the_plan, progress, consolidated, mode="w-", **kwargs)
 
 
 # --------------------------------------------------------------------------------------

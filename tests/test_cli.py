@@ -195,6 +195,7 @@ def test_pad_equals_numpy(mode, mode_runs, sources):
     assert "lat 8->12" in last and "lon 10->18" in last and " on disk) in " in last
     assert "100% Completed" in run.stderr  # dask's progress bar, asked for with --progress
     assert "Completed" not in run.stdout
+    zarr.open_consolidated(dst, mode="r", zarr_format=fmt)  # consolidated, v3 too
     assert not list(dst.parent.glob(f".{dst.name}.daskpad-*"))  # no temporary left
 
 

@@ -340,15 +340,15 @@ def test_to_zarr_reads_whole_axis_statistics_once(tmp_path, mode):
 def test_to_zarr_arguments(tmp_path, capsys):
     x = da.arange(50, chunks=7)
     y = daskpad.pad(x, 3, "edge")  # default chunks: a thin pad chunk at each end
-    with pytest.raises(ValueError, match=r'chunks all equal but a smaller last one.*"regular"'):
-        daskpad.to_zarr(y, tmp_path / "a.zarr")
+    za = daskpad.to_zarr(y, tmp_path / "a.zarr")  # laid out in chunks of 7 first
+    assert za.chunks == (7,) and (za[...] == np.pad(np.arange(50), 3, "edge")).all()
     with pytest.raises(ValueError, match="memory must be a positive number of bytes"):
         daskpad.to_zarr(x, tmp_path / "b.zarr", memory=0)
     z = daskpad.to_zarr(x, tmp_path / "c.zarr", memory="168B", progress=True, zarr_format=2)
     assert z.metadata.zarr_format == 2 and z.chunks == (7,)
     np.testing.assert_array_equal(z[...], np.arange(50))
     assert "100% Completed | tile 4 of 4" in capsys.readouterr().err  # 2 blocks per tile
-    with pytest.raises(zarr.errors.ContainsArrayError):  # zarr's refusal to overwrite
+    with pytest.raises(FileExistsError):  # never over an existing store unless asked
         daskpad.to_zarr(x, tmp_path / "c.zarr", zarr_format=2)
     z0 = daskpad.to_zarr(da.ones((0, 4), chunks=2), tmp_path / "empty.zarr")
     assert z0.shape == (0, 4)
@@ -454,3 +454,89 @@ def test_to_zarr_in_tiny_tiles_stores_what_compute_gives(mode, data):
         region = _interior(case.data.shape, _widths_of(expected, case.data, case.pad_width))
         expected, stored = expected[region], stored[region]
     np.testing.assert_array_equal(stored, expected)
+
+
+def _broken(x: da.Array) -> da.Array:
+    """``x`` whose last block fails when computed."""
+
+    def fail_last(block, block_info=None):
+        if block_info[None]["chunk-location"] == tuple(n - 1 for n in x.numblocks):
+            raise RuntimeError("this block fails on purpose")
+        return block
+
+    return x.map_blocks(fail_last, dtype=x.dtype, meta=x._meta)
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+def test_array_writer_takes_the_default_chunks_of_a_pad(tmp_path, fmt):
+    # 100 x 70 in chunks of 33 x 30, padded by 25: pads cut from the budget, not zarr's
+    a = np.arange(7000.0).reshape(100, 70)
+    y = daskpad.pad(da.from_array(a, chunks=(33, 30)), 25, mode="reflect")
+    assert not _tiles.zarr_can_store(y.chunks)
+    z = daskpad.to_zarr(y, tmp_path / "a.zarr", memory="64kB", zarr_format=fmt)
+    assert z.chunks == (33, 30)  # the input's: the size most chunks have
+    np.testing.assert_array_equal(z[...], np.pad(a, 25, mode="reflect"))
+
+
+@WRITES
+@pytest.mark.parametrize("fmt", [2, 3])
+def test_dataset_writer_takes_pad2s_default_chunks_and_consolidates(tmp_path, fmt):
+    # README's example: a dataset padded by pad2 in its default chunks, as it comes
+    a = np.arange(7000.0).reshape(100, 70)
+    ds = xr.Dataset({"t": (("lat", "lon"), da.from_array(a, chunks=(33, 30)))})
+    padded = ds.pad2(lat=25, lon=(0, 40), mode="edge")
+    daskpad.xarray.to_zarr(padded, tmp_path / "b.zarr", zarr_format=fmt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # consolidated: xarray opens it without a warning
+        got = xr.open_zarr(tmp_path / "b.zarr")
+    assert got.t.encoding["chunks"] == (33, 30)
+    np.testing.assert_array_equal(got.t.values, np.pad(a, ((25, 25), (0, 40)), mode="edge"))
+
+
+def _broken(x: da.Array) -> da.Array:
+    """``x`` whose last block fails when computed."""
+    last = tuple(n - 1 for n in x.numblocks)
+
+    def fail_last(block, block_info=None):
+        if block_info[None]["chunk-location"] == last:
+            raise RuntimeError("this block fails on purpose")
+        return block
+
+    return x.map_blocks(fail_last, dtype=x.dtype, meta=x._meta)
+
+
+def _write_array(y, path, **kwargs):
+    daskpad.to_zarr(y, path, **kwargs)
+    return np.asarray(zarr.open_array(path, mode="r")[...])
+
+
+def _write_dataset(y, path, **kwargs):
+    kwargs = {("mode" if k == "overwrite" else k): ("w" if k == "overwrite" else v)
+              for k, v in kwargs.items()}  # fmt: skip
+    daskpad.xarray.to_zarr(xr.Dataset({"v": (("y", "x"), y)}), path, **kwargs)
+    return np.asarray(zarr.open_group(path, mode="r")["v"][...])
+
+
+@pytest.mark.parametrize(
+    "write", [_write_array, pytest.param(_write_dataset, marks=WRITES)], ids=["array", "dataset"]
+)
+def test_writers_that_fail_leave_nothing_and_replace_only_when_asked(tmp_path, write):
+    a = np.arange(600.0).reshape(20, 30)
+    x = da.from_array(a, chunks=7)
+    path = tmp_path / "out.zarr"
+    with pytest.raises(RuntimeError, match="fails on purpose"):
+        write(_broken(daskpad.pad(x, 3, "wrap")), path, memory="2kB")
+    assert list(tmp_path.iterdir()) == []  # no store, no temporary
+    np.testing.assert_array_equal(write(daskpad.pad(x, 3, "wrap"), path), np.pad(a, 3, "wrap"))
+    with pytest.raises(FileExistsError, match="exists; pass mode='w'"):
+        write(daskpad.pad(x, 1, "wrap"), path)
+    with pytest.raises(RuntimeError, match="fails on purpose"):
+        write(_broken(daskpad.pad(x, 1, "wrap")), path, overwrite=True)
+    # the old store is intact after the failed replacement; then it is replaced
+    assert [p.name for p in tmp_path.iterdir()] == ["out.zarr"]
+    node = zarr.open(path, mode="r")
+    old = node if isinstance(node, zarr.Array) else node["v"]
+    np.testing.assert_array_equal(old[...], np.pad(a, 3, "wrap"))
+    got = write(daskpad.pad(x, 1, "wrap"), path, overwrite=True)
+    np.testing.assert_array_equal(got, np.pad(a, 1, "wrap"))
+    assert [p.name for p in tmp_path.iterdir()] == ["out.zarr"]
