@@ -351,7 +351,19 @@ def commit(tmp: Path, dst: Path, overwrite: bool) -> None:
     except BaseException:
         os.rename(old, dst)
         raise
-    shutil.rmtree(old)
+    try:
+        shutil.rmtree(old)
+    except OSError as e:  # DST is replaced all the same: say so, and what is left where
+        warnings.warn(
+            f"DST {str(dst)!r} was replaced, but its old copy could not be removed ({e}); "
+            f"delete {str(old)!r}",
+            ReplacedWarning,
+            stacklevel=2,
+        )
+
+
+class ReplacedWarning(UserWarning):
+    """DST was replaced, but the old copy stayed behind."""
 
 
 def remove_quietly(path: Path) -> None:

@@ -764,3 +764,21 @@ def test_python_m_and_help():
         "--dry-run",
     ):
         assert flag in run.stdout
+
+
+def test_overwrite_says_what_it_did_when_the_old_copy_stays(tmp_path, monkeypatch):
+    from daskpad import _cli_io
+
+    dst, tmp = tmp_path / "dst.zarr", tmp_path / ".new"
+    write_store(dst, 3)
+    write_store(tmp, 2)
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(_cli_io.shutil, "rmtree", refuse)
+    with pytest.warns(_cli_io.ReplacedWarning, match="was replaced, but its old copy") as w:
+        _cli_io.commit(tmp, dst, overwrite=True)
+    assert zarr.open_group(dst, mode="r").metadata.zarr_format == 2  # replaced
+    (old,) = tmp_path.glob(".dst.zarr.daskpad-old-*")
+    assert f"delete {str(old)!r}" in str(w[0].message)
