@@ -236,6 +236,8 @@ def open_source(path: Path, kind: str, chunks: Mapping[str, int] | None = None) 
         "decode_times": False,
         "decode_timedelta": False,
     }
+    if kind == "zarr" and is_zarr_array(path):
+        return _open_array(path, chunks)
     if kind == "zarr":
         with warnings.catch_warnings():
             # A store without consolidated metadata is fine (zarr writes none by itself).
@@ -256,6 +258,47 @@ def open_source(path: Path, kind: str, chunks: Mapping[str, int] | None = None) 
             f"cannot read the netCDF file {str(path)!r}: no netCDF engine is installed "
             "(pip install h5netcdf h5py, or netCDF4)"
         ) from e
+
+
+#: the one data variable of a dataset made from a bare zarr array (xarray's own name for
+#: a DataArray without a name): written back as a bare zarr array
+ARRAY_VARIABLE = "__xarray_dataarray_variable__"
+
+
+def is_zarr_array(path: Path) -> bool:
+    """Whether the store at ``path`` is a bare zarr array rather than a group."""
+    if (path / ".zarray").is_file():
+        return True
+    meta = path / "zarr.json"
+    if not meta.is_file():
+        return False
+    import json
+
+    return bool(json.loads(meta.read_text()).get("node_type") == "array")
+
+
+def _open_array(path: Path, chunks: Mapping[str, int] | None) -> Any:
+    """A bare zarr array as a dataset of one variable (:data:`ARRAY_VARIABLE`), its
+    dimensions named as the array names them (zarr v3's dimension_names, v2's
+    _ARRAY_DIMENSIONS) or as xarray would (``dim_0``, ``dim_1``, ...)."""
+    import dask.array as da
+    import xarray as xr
+    import zarr
+    from dask.base import tokenize
+
+    z = zarr.open_array(path, mode="r")
+    attrs = dict(z.attrs)
+    v2_names = attrs.pop("_ARRAY_DIMENSIONS", None)
+    names: Any = getattr(z.metadata, "dimension_names", None) or v2_names
+    dims = tuple(
+        str(n) if n is not None else f"dim_{i}" for i, n in enumerate(names or (None,) * z.ndim)
+    )
+    own = tuple(z.chunks)
+    wanted = tuple((chunks or {}).get(d, c) for d, c in zip(dims, own))
+    # (dask.array.from_zarr is not in array-expr; the name spares hashing the data)
+    name = f"zarr-{tokenize(str(path.resolve()), wanted, z.shape, str(z.dtype))}"
+    data = da.from_array(z, chunks=wanted, name=name)
+    return xr.Dataset({ARRAY_VARIABLE: xr.Variable(dims, data, attrs)})
 
 
 def select_variables(ds: Any, names: list[str]) -> Any:
@@ -470,14 +513,15 @@ def describe(ds: Any, title: str, widths: Mapping[str, tuple[int, int]] | None =
             extra = f" (+{pair[0]}+{pair[1]})"
         dims.append(f"{d} {n}{extra}")
     lines.append(f"  dimensions: {', '.join(dims)}")
-    width = max((len(str(n)) for n in ds.variables), default=0)
+    shown = {n: "(array)" if n == ARRAY_VARIABLE else str(n) for n in ds.variables}
+    width = max((len(n) for n in shown.values()), default=0)
     names = sorted(ds.data_vars, key=str) + sorted(ds.coords, key=str)
     for name in names:
         var = ds.variables[name]
         kind = "data" if name in ds.data_vars else "coord"
         dims_ = "(" + ", ".join(map(str, var.dims)) + ")"
         line = (
-            f"  {name!s:<{width}}  {kind:<5} {var.dtype!s:<8} {dims_} {var.shape}  "
+            f"  {shown[name]:<{width}}  {kind:<5} {var.dtype!s:<8} {dims_} {var.shape}  "
             f"{fmt_chunks(var.chunks)}  {fmt_bytes(var.nbytes)}"
         )
         if widths is not None and var.chunks is not None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ._cli_io import (
+    ARRAY_VARIABLE,
     CliError,
     Widths,
     WriteFailed,
@@ -190,7 +191,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
         show = args.progress if progress is None else progress
         if show is None:  # neither --progress nor --no-progress: when someone watches
             show = sys.stderr.isatty()
-        _write(out, dst, args.overwrite, fmt, client, show, tiling)
+        _write(out, dst, args.overwrite, fmt, client, show, tiling, memory)
     finally:
         if client is not None:
             client.close()
@@ -207,7 +208,14 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
 
 
 def _write(
-    ds: Any, dst: Path, overwrite: bool, fmt: int, client: Any, progress: bool, tiling: Plan
+    ds: Any,
+    dst: Path,
+    overwrite: bool,
+    fmt: int,
+    client: Any,
+    progress: bool,
+    tiling: Plan,
+    memory: int,
 ) -> None:
     """Write ``ds`` to a temporary sibling of DST (in one computation, or tile by tile when
     ``tiling`` says so), then move it into place; on any failure or interruption the
@@ -218,7 +226,11 @@ def _write(
             # consolidated metadata, zarr v3 too: xarray then opens DST with one read,
             # without warning (zarr's own warning, that v3 has no such thing in its
             # specification yet, is not for the command's user)
-            if tiling.whole:
+            if list(ds.variables) == [ARRAY_VARIABLE]:  # SRC was a bare zarr array
+                _write_array(
+                    ds[ARRAY_VARIABLE], tmp, fmt, progress, None if tiling.whole else memory
+                )
+            elif tiling.whole:
                 with warnings.catch_warnings():
                     warnings.filterwarnings("ignore", "Consolidated metadata is currently not")
                     delayed = ds.to_zarr(
@@ -249,6 +261,27 @@ def _own_threads(client: Any) -> Iterator[None]:
         return
     with own_threads():
         yield
+
+
+def _write_array(var: Any, store: Path, fmt: int, progress: bool, memory: int | None) -> None:
+    """A padded bare zarr array, written as a bare zarr array with its dimension names and
+    attributes (:func:`daskpad.to_zarr`, in tiles reading about ``memory`` bytes of input,
+    or in one computation for None)."""
+    from ._tiles import to_zarr
+
+    attrs = dict(var.attrs)
+    names: dict[str, Any] = {"dimension_names": list(var.dims)} if fmt == 3 else {}
+    if fmt == 2:
+        attrs["_ARRAY_DIMENSIONS"] = list(var.dims)
+    to_zarr(
+        var.data,
+        store,
+        memory=memory if memory is not None else 2**62,
+        progress=progress,
+        zarr_format=fmt,
+        attributes=attrs,
+        **names,
+    )
 
 
 def _zarr_format(args: argparse.Namespace, src: Path, kind: str) -> int:

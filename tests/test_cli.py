@@ -782,3 +782,40 @@ def test_overwrite_says_what_it_did_when_the_old_copy_stays(tmp_path, monkeypatc
     assert zarr.open_group(dst, mode="r").metadata.zarr_format == 2  # replaced
     (old,) = tmp_path.glob(".dst.zarr.daskpad-old-*")
     assert f"delete {str(old)!r}" in str(w[0].message)
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+def test_a_bare_zarr_array_is_padded_into_a_bare_zarr_array(tmp_path, fmt):
+    # (daskpad.to_zarr writes it: with dask's array query planning too)
+    data = np.arange(80, dtype="i4").reshape(8, 10)
+    named = {"dimension_names": ["lat", "lon"]} if fmt == 3 else {}
+    src = zarr.create_array(
+        tmp_path / "a.zarr", shape=data.shape, chunks=(3, 4), dtype=data.dtype,
+        zarr_format=fmt, **named,
+    )  # fmt: skip
+    src[...] = data
+    src.attrs["units"] = "m"
+    dims = ("lat", "lon") if fmt == 3 else ("dim_0", "dim_1")  # as xarray names them
+    info = daskpad("info", tmp_path / "a.zarr", "--width", f"{dims[1]}=2")
+    assert info.returncode == 0, info.stderr
+    assert f"(array)  data  int32    ({dims[0]}, {dims[1]}) (8, 10)" in info.stdout
+    run = daskpad(
+        "pad",
+        tmp_path / "a.zarr",
+        tmp_path / "b.zarr",
+        "--width",
+        f"{dims[0]}=1:3",
+        "--mode",
+        "wrap",
+        "--memory",
+        "200",
+    )  # fmt: skip  (--memory: in tiles)
+    assert run.returncode == 0, run.stderr
+    out = zarr.open(tmp_path / "b.zarr", mode="r")
+    assert isinstance(out, zarr.Array) and out.metadata.zarr_format == fmt
+    np.testing.assert_array_equal(out[...], np.pad(data, ((1, 3), (0, 0)), mode="wrap"))
+    assert out.attrs["units"] == "m" and out.chunks == (3, 4)
+    if fmt == 3:
+        assert out.metadata.dimension_names == dims
+    else:
+        assert out.attrs["_ARRAY_DIMENSIONS"] == list(dims)
