@@ -19,8 +19,8 @@ Rules, in brief (the docstring of :func:`pad2` has the details):
   ``mode="constant"`` and no ``constant_values``, the fill follows xarray's convention: NaN
   (NaT for times), promoting integers to float (``float32`` up to two-byte integers,
   ``float64`` above) and booleans to object. An explicit ``constant_values`` keeps the dtype,
-  unless a value cannot be held by it at all (NaN or a fraction in an integer or boolean
-  variable), in which case the variable is promoted as for the default fill.
+  as in :func:`numpy.pad` and xarray's ``pad``: a fraction is cast as numpy casts it, and a
+  value the dtype cannot hold at all (NaN in integers, a number out of range) is an error.
 - **Index coordinates** (``coords="extend"``, the default) are continued with their edge
   spacing, so they stay monotonic and unique whatever the mode: ``x = [0, 1, 2]`` padded by 2
   on both sides becomes ``[-2, -1, 0, 1, 2, 3, 4]``, a longitude ``[0, 1, ..., 359]`` padded
@@ -210,17 +210,6 @@ def _default_fill(dtype: np.dtype) -> tuple[np.dtype, Any]:
     return np.dtype(object), np.nan
 
 
-def _cannot_hold(dtype: np.dtype, value: Any) -> bool:
-    """Whether an explicit constant can only be stored by promoting ``dtype`` (NaN or a
-    fraction in an integer or boolean variable)."""
-    if dtype.kind not in "iub" or not isinstance(value, (numbers.Real, np.floating)):
-        return False
-    if isinstance(value, (numbers.Integral, np.integer, np.bool_)):
-        return False
-    value = float(value)
-    return bool(np.isnan(value)) or not value.is_integer()
-
-
 def _pad_data(
     data: Any,
     widths: list[tuple[int, int]],
@@ -334,10 +323,7 @@ class _Options:
                 default_needed = any(
                     c is None and p for c, p in zip(constants, padded_axes, strict=True)
                 )
-                explicit = [v for c in constants if c is not None for v in c]
-                if default_needed or (
-                    not self.compat and any(_cannot_hold(dtype, v) for v in explicit)
-                ):
+                if default_needed:  # only xarray's missing value promotes
                     dtype, fill = _default_fill(var.dtype)
                 else:
                     fill = 0
@@ -359,7 +345,19 @@ class _Options:
         data = var.data
         if dtype != var.dtype:
             data = data.astype(dtype)
-        new = _pad_data(data, axis_widths, mode, kwargs, chunks)
+        try:
+            new = _pad_data(data, axis_widths, mode, kwargs, chunks)
+        except (ValueError, OverflowError) as e:
+            if mode != "constant" or "constant_values" not in kwargs:
+                raise
+            # a given fill the variable's dtype cannot hold (NaN in integers, a number
+            # out of its range): numpy.pad's refusal, saying which variable and why
+            who = "the array" if name == _THIS_ARRAY else f"the variable {name!r}"
+            raise type(e)(
+                f"{e}; {who} ({dtype}) keeps its dtype with a given "
+                "constant_values, as in numpy.pad and xarray's pad (leave it out for "
+                "xarray's missing value, which promotes)"
+            ) from e
         return xr.Variable(
             var.dims,
             new,
@@ -494,9 +492,10 @@ def pad2(
         argument, a dimension a mapping leaves out, a variable it does not name - is
         padded with xarray's missing value: NaN, promoting integers to float (float32 for
         integers of up to two bytes, float64 otherwise) and booleans to object, NaT for
-        times. Given values keep the variable's dtype (they are cast as ``numpy.pad`` casts
-        them) unless a value cannot be held by it: NaN or a fraction for integer or boolean
-        data promotes as the default does.
+        times. Given values keep the variable's dtype, as in ``numpy.pad`` and xarray's
+        ``pad`` (cast as ``numpy.pad`` casts them: 0.5 is 0 in integers); a value the dtype
+        cannot hold at all (NaN in integers, a number out of its range) raises numpy's
+        error, naming the variable.
     end_values : scalar, (before, after), or mapping of dimension name to those, optional
         Mode "linear_ramp" only; dimensions not named in a mapping ramp to 0.
     reflect_type : {"even", "odd"}, optional

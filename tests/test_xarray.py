@@ -242,18 +242,25 @@ def test_default_fill_of_times_is_nat():
     assert np.isnat(out.values[0])
 
 
-def test_explicit_constant_keeps_dtype_unless_it_cannot():
-    arr = xr.DataArray(np.arange(3, dtype=np.int16), dims="x")
+@pytest.mark.parametrize("chunked_", [False, True], ids=["numpy", "dask"])
+def test_explicit_constant_keeps_dtype_as_numpy_and_xarray_do(chunked_):
+    arr = xr.DataArray(np.arange(3, dtype=np.int16), dims="x", name="v")
+    if chunked_:
+        arr = arr.chunk(2)
     assert arr.pad2(x=1, constant_values=0).dtype == np.int16
     assert arr.pad2(x=1, constant_values=np.int64(-3)).values.tolist() == [-3, 0, 1, 2, -3]
     f32 = arr.astype(np.float32)
     assert f32.pad2(x=1, constant_values=0.1).dtype == np.float32  # no needless float64
-    # NaN or a fraction cannot be an int16: promote as the default does.
-    out = arr.pad2(x=1, constant_values=np.nan)
-    assert out.dtype == np.float32
-    np.testing.assert_array_equal(out.values, [np.nan, 0, 1, 2, np.nan])
-    assert arr.pad2(x=1, constant_values=(0, 0.5)).values.tolist() == [0, 0, 1, 2, 0.5]
-    # xarray (and coords="xarray") never promote an explicit value.
+    # a fraction is cast as numpy.pad casts it, as xarray's pad does: int16 stays int16
+    half = arr.pad2(x=1, constant_values=(0, 0.5))
+    assert half.dtype == np.int16 and half.values.tolist() == [0, 0, 1, 2, 0]
+    expected = arr.compute().pad(x=1, constant_values=(0, 0.5))
+    assert half.dtype == expected.dtype and half.values.tolist() == expected.values.tolist()
+    # NaN, or a number out of range, cannot be an int16: numpy's error, naming the variable
+    with pytest.raises(ValueError, match=r"NaN.*the array \(int16\) keeps its dtype"):
+        arr.pad2(x=1, constant_values=np.nan)
+    with pytest.raises(OverflowError, match=r"1000000.*the variable 'v' \(int16\)"):
+        arr.to_dataset().pad2(x=1, constant_values=10**6)
     with pytest.raises(ValueError, match="NaN"):
         arr.pad2(x=1, constant_values=np.nan, coords="xarray")
 
