@@ -292,27 +292,52 @@ def _zarr_format(args: argparse.Namespace, src: Path, kind: str) -> int:
 
 def _client(args: argparse.Namespace) -> Any:
     """A distributed Client for ``--scheduler`` or ``--workers``, else None (local threads)."""
-    if args.scheduler is None and args.workers is None:
+    if args.scheduler is None and args.workers is None and args.scheduler_file is None:
         return None
     try:
         from distributed import Client
     except ImportError:
         raise CliError(
-            "--scheduler and --workers need dask.distributed (pip install distributed)"
+            "--scheduler, --scheduler-file and --workers need dask.distributed "
+            "(pip install distributed)"
         ) from None
+    if args.scheduler_file is not None:
+        address = _address_in(args.scheduler_file)
+        what = f"--scheduler-file {args.scheduler_file} (scheduler {address})"
+        return _connect(Client, address, args.scheduler_timeout, what)
     if args.scheduler is not None:
         return _connect(Client, args.scheduler, args.scheduler_timeout)
     return Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
 
 
-def _connect(client: Any, address: str, timeout: float) -> Any:
+def _address_in(path: str) -> str:
+    """The scheduler address a ``--scheduler-file`` (written by ``dask scheduler
+    --scheduler-file`` and by dask-jobqueue's clusters) holds."""
+    import json
+
+    what = f"--scheduler-file {path}"
+    try:
+        with open(path) as f:
+            address = json.load(f)["address"]
+    except FileNotFoundError:
+        raise CliError(f"{what}: no such file") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CliError(
+            f"{what}: not a dask scheduler file (JSON with an address): {e!r}"
+        ) from None
+    if not isinstance(address, str):
+        raise CliError(f"{what}: its address is {address!r}, not a string")
+    return address
+
+
+def _connect(client: Any, address: str, timeout: float, what: str | None = None) -> Any:
     """A Client of the scheduler at ``address``, or a CliError naming ``--scheduler``
     within about ``timeout`` seconds: a malformed address or a refused connection at once
     (distributed itself would retry until its timeout)."""
     from distributed.comm import parse_address
     from distributed.comm.addressing import parse_host_port
 
-    what = f"--scheduler {address}"
+    what = what or f"--scheduler {address}"
     wait = f"(--scheduler-timeout {timeout:g} s)"
     try:
         protocol, location = parse_address(address)
@@ -519,6 +544,12 @@ def _parser() -> argparse.ArgumentParser:
     where = out.add_mutually_exclusive_group()
     where.add_argument(
         "--scheduler", metavar="ADDRESS", help="run on this dask.distributed scheduler"
+    )
+    where.add_argument(
+        "--scheduler-file",
+        metavar="PATH",
+        help="run on the dask.distributed scheduler this file names (as written by "
+        "dask scheduler --scheduler-file, or dask-jobqueue)",
     )
     where.add_argument(
         "--workers",

@@ -8,6 +8,7 @@ each other are started together (a module fixture) so the suite stays quick on t
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -628,10 +629,16 @@ def test_scheduler(tmp_path, sources):
         dashboard_address=None,
     ) as cluster:
         address = cluster.scheduler_address
-        argv = ["--width", "lon=2", "--mode", "wrap", "--scheduler", address, "--progress"]
+        argv = ["--width", "lon=2", "--mode", "wrap", "--progress"]
+        file = tmp_path / "scheduler.json"  # as dask scheduler --scheduler-file writes it
+        file.write_text(json.dumps({"type": "Scheduler", "address": address}))
         runs = {
             tiles: daskpad("pad", sources[3], tmp_path / f"{tiles}.zarr", *argv, *extra)
-            for tiles, extra in (("whole", []), ("tiled", TILED))
+            for tiles, extra in (
+                ("whole", ["--scheduler", address]),
+                ("tiled", ["--scheduler", address, *TILED]),
+                ("file", ["--scheduler-file", file]),
+            )
         }
         for run in runs.values():
             assert run.returncode == 0, run.stderr
@@ -649,15 +656,21 @@ def test_scheduler(tmp_path, sources):
         ("tcp://127.0.0.1:1", "--scheduler tcp://127.0.0.1:1: no dask scheduler answers there"),
         ("notanaddress", "--scheduler notanaddress is malformed"),
         ("tcp://127.0.0.1", "--scheduler tcp://127.0.0.1 is malformed"),
+        ("file:missing.json", "--scheduler-file missing.json: no such file"),
+        ("file:bad.json", "--scheduler-file bad.json: not a dask scheduler file"),
+        ("file:closed.json", "--scheduler-file closed.json (scheduler tcp://127.0.0.1:1): no"),
     ],
 )
 def test_unreachable_or_malformed_scheduler_is_refused_at_once(
     tmp_path, sources, address, message
 ):
+    (tmp_path / "bad.json").write_text("{}")
+    (tmp_path / "closed.json").write_text('{"address": "tcp://127.0.0.1:1"}')
+    flag = ["--scheduler", address]
+    if address.startswith("file:"):
+        flag = ["--scheduler-file", address.removeprefix("file:")]
     t0 = time.perf_counter()
-    run = daskpad(
-        "pad", sources[3], tmp_path / "o.zarr", "--width", "lon=1", "--scheduler", address
-    )
+    run = daskpad("pad", sources[3], tmp_path / "o.zarr", "--width", "lon=1", *flag, cwd=tmp_path)
     assert time.perf_counter() - t0 < 10  # not distributed's own 30 s of retries
     assert run.returncode == 2
     lines = run.stderr.strip().splitlines()
