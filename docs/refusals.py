@@ -1,0 +1,125 @@
+"""Write ``docs/refusals.md``: every input the ``daskpad`` command refuses, with its message.
+
+Run from the repository root::
+
+    python docs/refusals.py            # writes docs/refusals.md
+    python docs/refusals.py out.md     # or anywhere else
+
+Each row is a real run of ``python -m daskpad`` against a small store made here; the
+script fails if a refusal does not exit with its status or prints more than one line, so
+the table cannot drift from what the command does. Paths are shown relative to the
+temporary directory the runs use.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+# (what is refused, arguments, exit status); SRC, DST, ... are paths in the run's directory
+CASES: list[tuple[str, list[str], int]] = [
+    ("no command", [], 2),
+    ("SRC that does not exist", ["pad", "missing.zarr", "out.zarr", "--width", "lat=1"], 2),
+    ("SRC a directory but no store", ["pad", "notes", "out.zarr", "--width", "lat=1"], 2),
+    ("no --width", ["pad", "src.zarr", "out.zarr"], 2),
+    ("--width without =", ["pad", "src.zarr", "out.zarr", "--width", "lat2"], 2),
+    ("--width negative", ["pad", "src.zarr", "out.zarr", "--width=lat=-1"], 2),
+    ("--width of 2**63 or more", ["pad", "src.zarr", "out.zarr", "--width", f"lat={10**30}"], 2),
+    ("--width naming a dimension twice",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--width", "lat=2"], 2),
+    ("--width of a dimension SRC lacks", ["pad", "src.zarr", "out.zarr", "--width", "depth=1"], 2),
+    ("--width making more than 10**8 blocks",
+     ["info", "src.zarr", "--width", f"lat={10**15}", "--mode", "wrap"], 2),
+    ("--var that SRC lacks",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--var", "q"], 2),
+    ("unknown --mode",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--mode", "nearest"], 2),
+    ("an option the mode does not take",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--mode", "wrap", "--stat-length", "2"],
+     2),
+    ("--constant-value that is not a number",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--constant-value", "x"], 2),
+    ("--constant-value the dtype cannot hold",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--var", "n",
+      "--constant-value", "1000000"], 2),
+    ("--chunks malformed",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--chunks", "lat=0"], 2),
+    ("--memory malformed",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--memory", "lots"], 2),
+    ("DST that is SRC", ["pad", "src.zarr", "src.zarr", "--width", "lat=1", "--overwrite"], 2),
+    ("DST inside SRC", ["pad", "src.zarr", "src.zarr/sub.zarr", "--width", "lat=1"], 2),
+    ("DST that exists", ["pad", "src.zarr", "existing.zarr", "--width", "lat=1"], 2),
+    ("DST a directory but no store, with --overwrite",
+     ["pad", "src.zarr", "notes", "--width", "lat=1", "--overwrite"], 2),
+    ("--workers 0", ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--workers", "0"], 2),
+    ("--scheduler malformed",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--scheduler", "notanaddress"], 2),
+    ("--scheduler that refuses",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--scheduler", "tcp://127.0.0.1:1"], 2),
+    ("--scheduler-file that does not exist",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--scheduler-file", "none.json"], 2),
+    ("--scheduler-timeout not positive",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--scheduler-timeout", "0"], 2),
+]  # fmt: skip
+
+
+def _setup(where: Path) -> None:
+    rng = np.random.default_rng(0)
+    ds = xr.Dataset(
+        {
+            "t": (("lat", "lon"), rng.normal(280, 10, (8, 10))),
+            "n": (("lat", "lon"), rng.integers(-50, 50, (8, 10)).astype("int16")),
+        },
+        coords={"lat": np.linspace(-70.0, 70.0, 8), "lon": np.arange(0.0, 360.0, 36.0)},
+    )
+    ds.chunk(lat=3, lon=4).to_zarr(where / "src.zarr", zarr_format=3, consolidated=False)
+    ds.to_zarr(where / "existing.zarr", zarr_format=3, consolidated=False)
+    (where / "notes").mkdir()
+    (where / "notes" / "todo.txt").write_text("keep me")
+
+
+def _row(what: str, argv: list[str], status: int, where: Path) -> str:
+    run = subprocess.run(
+        [sys.executable, "-m", "daskpad", *argv],
+        capture_output=True,
+        text=True,
+        cwd=where,
+        timeout=60,
+    )
+    lines = run.stderr.strip().splitlines()
+    if run.returncode != status or (argv and len(lines) != 1):
+        raise SystemExit(f"{what}: status {run.returncode}, stderr:\n{run.stderr}")
+    message = lines[0] if argv else lines[0] + " ... (the whole --help, on stderr)"
+    command = " ".join(["daskpad", *argv])
+    message = message.replace("|", "\\|")  # (a table cell)
+    return f"| {what} | `{command}` | {status} | `{message}` |"
+
+
+def main(out: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        _setup(where)
+        rows = [_row(what, argv, status, where) for what, argv, status in CASES]
+    text = [
+        "# What the `daskpad` command refuses",
+        "",
+        "Made with `python docs/refusals.py` (each row is a run of the command against a",
+        "small store; status 2 is a usage error). Every refusal is one line on stderr, made",
+        "before anything is written, and leaves SRC and DST as they were; `--debug` adds the",
+        "traceback.",
+        "",
+        "| refused | command | status | message |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+    ]
+    out.write_text("\n".join(text))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_name("refusals.md"))
