@@ -253,14 +253,22 @@ def _write(
 
 @contextlib.contextmanager
 def _own_threads(client: Any) -> Iterator[None]:
-    """Local threads of the command's own, whose running tasks are waited for before the
-    temporary store is removed (:func:`daskpad._tiles.own_threads`); a cluster's tasks are
-    cancelled with their futures (:func:`daskpad._cli_io.compute_with_progress`)."""
-    if client is not None:
-        yield
+    """The computation stops before the temporary store is removed. Local threads of the
+    command's own: their running tasks are waited for (:func:`daskpad._tiles.own_threads`).
+    A local cluster the command started (``--workers``): closed, its workers with it. An
+    external cluster's tasks are cancelled with their futures
+    (:func:`daskpad._cli_io.compute_with_progress`)."""
+    if client is None:
+        with own_threads():
+            yield
         return
-    with own_threads():
+    try:
         yield
+    except BaseException:
+        if id(client) in _OWN_CLUSTER:
+            with contextlib.suppress(Exception):
+                client.close()
+        raise
 
 
 def _write_array(var: Any, store: Path, fmt: int, progress: bool, memory: int | None) -> None:
@@ -290,6 +298,10 @@ def _zarr_format(args: argparse.Namespace, src: Path, kind: str) -> int:
     return zarr_format_of(src) if kind == "zarr" else 3
 
 
+#: ids of the Clients whose local cluster (``--workers``) the command started
+_OWN_CLUSTER: set[int] = set()
+
+
 def _client(args: argparse.Namespace) -> Any:
     """A distributed Client for ``--scheduler`` or ``--workers``, else None (local threads)."""
     if args.scheduler is None and args.workers is None and args.scheduler_file is None:
@@ -307,7 +319,16 @@ def _client(args: argparse.Namespace) -> Any:
         return _connect(Client, address, args.scheduler_timeout, what)
     if args.scheduler is not None:
         return _connect(Client, args.scheduler, args.scheduler_timeout)
-    return Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
+    # a local cluster: no dashboard port to fight over, and distributed's own warnings
+    # (tasks cancelled when a run is stopped) kept out of the command's output
+    import logging
+    import os
+
+    os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"  # read by the worker processes
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
+    _OWN_CLUSTER.add(id(client))  # closed first when a run stops
+    return client
 
 
 def _address_in(path: str) -> str:

@@ -561,9 +561,10 @@ def test_overwrite_replaces_only_after_success(tmp_path, sources):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr"]
 
 
-def _start_slow(src: Path, dst: Path) -> subprocess.Popen:
+def _start_slow(src: Path, dst: Path, *extra: str) -> subprocess.Popen:
     """Start a pad whose blocks each sleep; return once chunks are being written."""
-    proc = start("pad", src, dst, "--width", "lat=1", "--mode", "edge", env=_hook("sleep:0.3"))
+    argv = ["pad", src, dst, "--width", "lat=1", "--mode", "edge", *extra]
+    proc = start(*argv, env=_hook("sleep:0.3"))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         tmps = list(dst.parent.glob(f".{dst.name}.daskpad-tmp-*"))
@@ -832,3 +833,21 @@ def test_a_bare_zarr_array_is_padded_into_a_bare_zarr_array(tmp_path, fmt):
         assert out.metadata.dimension_names == dims
     else:
         assert out.attrs["_ARRAY_DIMENSIONS"] == list(dims)
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stopped_run_on_local_workers_leaves_nothing_and_says_one_line(sig, tmp_path, sources):
+    dst = tmp_path / "dst.zarr"
+    proc = _start_slow(sources[3], dst, "--workers", "2")
+    proc.send_signal(sig)
+    run = finish(proc)
+    assert run.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig]
+    # one line: no traceback from distributed's shutdown, no worker warnings
+    assert run.stderr.strip().splitlines() == [
+        "daskpad: interrupted; nothing was written to DST"
+        if sig == signal.SIGINT
+        else "daskpad: terminated (SIGTERM); nothing was written to DST"
+    ]
+    time.sleep(1)  # (a worker still writing would show up here)
+    assert list(tmp_path.iterdir()) == []  # the workers stopped before the clean-up
