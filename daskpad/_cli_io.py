@@ -426,17 +426,24 @@ def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
         else:
             dask.compute(delayed)
         return
-    future = client.compute(delayed)
+    from ._tiles import fresh_keys, submitted_keys
+
+    # the optimised graph under keys of this run's own, submitted as it is: a stopped run
+    # knows which of the cluster's tasks are its own (daskpad.cli waits for them)
+    graph, keys = fresh_keys([delayed])
+    submitted_keys.clear()
+    submitted_keys.update(graph)
+    futures = client.get(graph, keys, sync=False)
     try:
         if progress:
             from distributed import progress as distributed_progress
 
             with contextlib.redirect_stdout(sys.stderr):  # its bar prints to stdout
-                distributed_progress(future)
+                distributed_progress(futures)
                 print(flush=True)
-        future.result()
+        client.gather(futures)
     except BaseException:
-        future.cancel()
+        client.cancel(futures)
         raise
 
 

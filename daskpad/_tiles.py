@@ -336,6 +336,12 @@ def _step(bar: TileProgress | None) -> Iterator[None]:
     bar.tile_done()
 
 
+#: the keys of the computation this process last handed to a distributed cluster: a run
+#: that stops waits for those still running before it removes what they write into
+#: (:func:`daskpad.cli`)
+submitted_keys: set[Any] = set()
+
+
 def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
     """``dask.compute(*collections)``; on a distributed cluster, under keys of their own
     (:func:`fresh_keys`), the results in the order of the collections' flattened keys."""
@@ -344,7 +350,10 @@ def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
 
     schedule = get_scheduler(collections=collections)
     if _is_distributed(schedule):
-        return list(schedule(*fresh_keys(collections)))
+        graph, keys = fresh_keys(collections)
+        submitted_keys.clear()
+        submitted_keys.update(graph)
+        return list(schedule(graph, keys))
     return dask.compute(*collections)
 
 

@@ -268,7 +268,43 @@ def _own_threads(client: Any) -> Iterator[None]:
         if id(client) in _OWN_CLUSTER:
             with contextlib.suppress(Exception):
                 client.close()
+        else:
+            _wait_for_running(client)
         raise
+
+
+#: how long a stopped run waits for the tasks an external cluster is still running
+WAIT_FOR_RUNNING = 60.0
+
+
+def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
+    """Wait (at most ``bound`` seconds) until no worker runs a task this run submitted:
+    their futures are cancelled, and the scheduler forgets them at once, but a task already
+    running on a worker runs to its end, and a store task would write into the temporary
+    store after its removal. The workers are asked, by the names of this run's keys."""
+    from ._tiles import submitted_keys
+
+    names = {key[0] if isinstance(key, tuple) else key for key in submitted_keys}
+    deadline = time.monotonic() + bound
+    while names and time.monotonic() < deadline:
+        try:
+            running = client.run(_running_of, names=names)
+        except Exception:  # the cluster is gone: nothing of ours runs any more
+            return
+        if not any(running.values()):
+            return
+        time.sleep(0.1)
+
+
+def _running_of(dask_worker: Any, names: set[Any]) -> int:
+    """On a worker: how many tasks whose key names are ``names`` it still runs (cancelled
+    ones included: their thread goes on)."""
+    busy = ("executing", "long-running", "cancelled", "resumed")
+    return sum(
+        1
+        for ts in dask_worker.state.tasks.values()
+        if ts.state in busy and (ts.key[0] if isinstance(ts.key, tuple) else ts.key) in names
+    )
 
 
 def _write_array(var: Any, store: Path, fmt: int, progress: bool, memory: int | None) -> None:
@@ -313,19 +349,22 @@ def _client(args: argparse.Namespace) -> Any:
             "--scheduler, --scheduler-file and --workers need dask.distributed "
             "(pip install distributed)"
         ) from None
+    import logging
+
+    # a stopped run cancels its futures: what distributed and asyncio then log about them
+    # (cancelled tasks, a gather that never finished) is not for the command's user
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     if args.scheduler_file is not None:
         address = _address_in(args.scheduler_file)
         what = f"--scheduler-file {args.scheduler_file} (scheduler {address})"
         return _connect(Client, address, args.scheduler_timeout, what)
     if args.scheduler is not None:
         return _connect(Client, args.scheduler, args.scheduler_timeout)
-    # a local cluster: no dashboard port to fight over, and distributed's own warnings
-    # (tasks cancelled when a run is stopped) kept out of the command's output
-    import logging
+    # a local cluster: no dashboard port to fight over, and the same quiet workers
     import os
 
     os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"  # read by the worker processes
-    logging.getLogger("distributed").setLevel(logging.ERROR)
     client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
     _OWN_CLUSTER.add(id(client))  # closed first when a run stops
     return client

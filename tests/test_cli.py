@@ -851,3 +851,27 @@ def test_a_stopped_run_on_local_workers_leaves_nothing_and_says_one_line(sig, tm
     ]
     time.sleep(1)  # (a worker still writing would show up here)
     assert list(tmp_path.iterdir()) == []  # the workers stopped before the clean-up
+
+
+@pytest.mark.cluster
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_a_stopped_run_on_a_scheduler_waits_for_its_running_tasks(tmp_path, sources):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=":0",
+    ) as cluster:
+        dst = tmp_path / "dst.zarr"
+        proc = _start_slow(sources[3], dst, "--scheduler", cluster.scheduler_address)
+        proc.send_signal(signal.SIGINT)
+        run = finish(proc)
+        assert run.returncode == 130, run.stderr
+        assert run.stderr.strip().splitlines() == [
+            "daskpad: interrupted; nothing was written to DST"
+        ]
+        time.sleep(1.5)  # tasks the cluster was running when the run stopped are done now
+        assert list(tmp_path.iterdir()) == []  # and none of them wrote after the clean-up
