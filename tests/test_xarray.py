@@ -246,16 +246,24 @@ def test_default_fill_of_times_is_nat():
 def test_explicit_constant_keeps_dtype_as_numpy_and_xarray_do(chunked_):
     arr = xr.DataArray(np.arange(3, dtype=np.int16), dims="x", name="v")
     if chunked_:
-        arr = arr.chunk(2)
+        arr = arr.chunk(2)  # (values through .compute(): array-expr's __array__ does not)
     assert arr.pad2(x=1, constant_values=0).dtype == np.int16
-    assert arr.pad2(x=1, constant_values=np.int64(-3)).values.tolist() == [-3, 0, 1, 2, -3]
+    assert arr.pad2(x=1, constant_values=np.int64(-3)).compute().values.tolist() == [
+        -3,
+        0,
+        1,
+        2,
+        -3,
+    ]
     f32 = arr.astype(np.float32)
     assert f32.pad2(x=1, constant_values=0.1).dtype == np.float32  # no needless float64
     # a fraction is cast as numpy.pad casts it, as xarray's pad does: int16 stays int16
     half = arr.pad2(x=1, constant_values=(0, 0.5))
-    assert half.dtype == np.int16 and half.values.tolist() == [0, 0, 1, 2, 0]
+    assert half.dtype == np.int16 and half.compute().values.tolist() == [0, 0, 1, 2, 0]
     expected = arr.compute().pad(x=1, constant_values=(0, 0.5))
-    assert half.dtype == expected.dtype and half.values.tolist() == expected.values.tolist()
+    assert (
+        half.dtype == expected.dtype and half.compute().values.tolist() == expected.values.tolist()
+    )
     # NaN, or a number out of range, cannot be an int16: numpy's error, naming the variable
     with pytest.raises(ValueError, match=r"NaN.*the array \(int16\) keeps its dtype"):
         arr.pad2(x=1, constant_values=np.nan)
