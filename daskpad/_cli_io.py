@@ -426,14 +426,11 @@ def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
         else:
             dask.compute(delayed)
         return
-    from ._tiles import fresh_keys, submitted_keys
+    from ._tiles import fresh_keys
 
     # the optimised graph under keys of this run's own, submitted as it is: a stopped run
     # knows which of the cluster's tasks are its own (daskpad.cli waits for them)
-    graph, keys = fresh_keys([delayed])
-    submitted_keys.clear()
-    submitted_keys.update(graph)
-    futures = client.get(graph, keys, sync=False)
+    futures = client.get(*fresh_keys([delayed]), sync=False)
     try:
         if progress:
             from distributed import progress as distributed_progress

@@ -350,10 +350,7 @@ def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
 
     schedule = get_scheduler(collections=collections)
     if _is_distributed(schedule):
-        graph, keys = fresh_keys(collections)
-        submitted_keys.clear()
-        submitted_keys.update(graph)
-        return list(schedule(graph, keys))
+        return list(schedule(*fresh_keys(collections)))
     return dask.compute(*collections)
 
 
@@ -365,12 +362,15 @@ def _is_distributed(schedule: Any) -> bool:
 
 def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
     """The graph that computes ``collections`` (optimised as ``dask.compute`` does) with
-    every key renamed to one no other computation uses, and its output keys."""
+    every key renamed to one no other computation uses, and its output keys; its keys are
+    recorded in :data:`submitted_keys`."""
     from dask.base import collections_to_expr
     from dask.core import flatten
 
     expr = collections_to_expr(list(collections), optimize_graph=True).optimize()
     graph, rename = renamed(expr.__dask_graph__(), uuid.uuid4().hex)
+    submitted_keys.clear()  # what a stopped run waits for (daskpad.cli)
+    submitted_keys.update(graph)
     return graph, [rename(key) for key in flatten(expr.__dask_keys__())]
 
 
