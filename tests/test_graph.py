@@ -252,3 +252,21 @@ def test_masked_wide_pads_keep_data_and_mask(mode):
     out = daskpad.pad(x, 20, mode).compute()
     np.testing.assert_array_equal(out.data, np.pad(data.data, 20, mode))
     np.testing.assert_array_equal(np.ma.getmaskarray(out), np.pad(data.mask, 20, mode))
+
+
+@pytest.mark.parametrize("mode", ["maximum", "mean", "minimum"])
+@pytest.mark.parametrize("budget", ["2kB", "128MiB"])
+def test_shared_partials_match_numpy_combined_in_one_task_or_by_a_tree(mode, budget):
+    # 2kB: the partials of one face block exceed the budget, so each axis's share is picked
+    # out in a step of its own and reduced by a dask tree; 128MiB: one combining task each
+    a = np.random.default_rng(0).random((300, 280))
+    x = da.from_array(a, chunks=10)
+    with dask.config.set({"array.chunk-size": budget}):
+        y = daskpad.pad(x, 3, mode)
+    names = {
+        str(key[0]).split("-")[0] for key in dict(y.__dask_graph__()) if isinstance(key, tuple)
+    }
+    if not query_planning():
+        assert "partials_along" in names
+        assert ("pick" in names) == (budget == "2kB")
+    np.testing.assert_allclose(y.compute(), np.pad(a, 3, mode), rtol=1e-12)
