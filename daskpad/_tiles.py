@@ -595,16 +595,22 @@ def write_tiled(
 
 def consolidate(store: Any, zarr_format: int) -> None:
     """Consolidate the store's metadata, so that xarray opens it with one read (and
-    without warning that it is not consolidated), zarr v3 included: zarr warns that
-    consolidated metadata is not part of the v3 specification yet, which is not news to
-    whoever asked for it."""
-    import warnings
-
+    without warning that it is not consolidated), zarr v3 included."""
     import zarr
+
+    with v3_consolidation_quietly():
+        zarr.consolidate_metadata(store, zarr_format=zarr_format)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def v3_consolidation_quietly() -> Iterator[None]:
+    """Without zarr's warning that consolidated metadata is not part of the v3
+    specification yet: not news to whoever asked for it."""
+    import warnings
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Consolidated metadata is currently not")
-        zarr.consolidate_metadata(store, zarr_format=zarr_format)  # type: ignore[arg-type]
+        yield
 
 
 def to_zarr(

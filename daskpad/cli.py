@@ -51,7 +51,7 @@ from ._cli_io import (
     zarr_format_of,
 )
 from ._modes import MODES
-from ._tiles import Plan, default_memory, own_threads, write_tiled
+from ._tiles import Plan, default_memory, own_threads, v3_consolidation_quietly, write_tiled
 from ._tiles import plan as plan_tiles
 
 # --option -> the keyword argument of numpy.pad / pad2 it sets.
@@ -222,17 +222,15 @@ def _write(
     temporary store is removed and DST is left as it was."""
     tmp = temporary_sibling(dst, "tmp")
     try:
-        with _own_threads(client):
+        with _stopping_first(client):
             # consolidated metadata, zarr v3 too: xarray then opens DST with one read,
-            # without warning (zarr's own warning, that v3 has no such thing in its
-            # specification yet, is not for the command's user)
+            # without warning
             if list(ds.variables) == [ARRAY_VARIABLE]:  # SRC was a bare zarr array
                 _write_array(
                     ds[ARRAY_VARIABLE], tmp, fmt, progress, None if tiling.whole else memory
                 )
             elif tiling.whole:
-                with warnings.catch_warnings():
-                    warnings.filterwarnings("ignore", "Consolidated metadata is currently not")
+                with v3_consolidation_quietly():
                     delayed = ds.to_zarr(
                         tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=True
                     )
@@ -252,7 +250,7 @@ def _write(
 
 
 @contextlib.contextmanager
-def _own_threads(client: Any) -> Iterator[None]:
+def _stopping_first(client: Any) -> Iterator[None]:
     """The computation stops before the temporary store is removed. Local threads of the
     command's own: their running tasks are waited for (:func:`daskpad._tiles.own_threads`).
     A local cluster the command started (``--workers``): closed, its workers with it. An
