@@ -26,6 +26,7 @@ import os
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -55,21 +56,20 @@ def zarr_can_store(chunks: Chunks) -> bool:
 
 def storable_chunks(chunks: Chunks) -> Chunks:
     """``chunks`` where zarr can store them; otherwise, along each axis it cannot,
-    regular chunks of the size most of them have (the larger where sizes tie): for an
-    array padded in the default chunks, the input's own, the pads cut to it.
+    regular chunks of the size that covers most of the axis (the larger where two tie):
+    for an array padded in the default chunks, the input's own, the pads cut to it.
 
     >>> storable_chunks(((256, 333, 333, 333, 1, 256), (4, 4, 2)))
     ((333, 333, 333, 333, 180), (4, 4, 2))
+    >>> storable_chunks(((10, 100, 10),))  # one input chunk, two pad chunks
+    ((100, 20),)
     """
     out = []
     for c in chunks:
         if zarr_can_store((c,)):
             out.append(tuple(c))
             continue
-        counts: dict[int, int] = {}
-        for size in c:
-            counts[size] = counts.get(size, 0) + 1
-        size = max(counts, key=lambda n: (counts[n], n))
+        size = max(Counter(c).items(), key=lambda sc: (sc[0] * sc[1], sc[0]))[0]
         full, rest = divmod(sum(c), size)
         out.append((size,) * full + ((rest,) if rest else ()))
     return tuple(out)

@@ -713,7 +713,7 @@ def to_zarr(
     written first, with the metadata, which is consolidated at the end, zarr v3 included
     (unless ``consolidated=False``), so xarray opens the store with one read. Any chunks
     will do: a variable in chunks zarr cannot store (the default chunks of ``pad2``) is
-    first laid out in regular chunks of the size most of its chunks have along each
+    first laid out in regular chunks of the size that covers most of each
     dimension (for a padded variable, the input's). A local path is written under a hidden
     temporary name and moved into place once complete, so a failed or interrupted write
     leaves nothing that opens. Variables xarray encodes

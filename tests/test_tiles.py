@@ -474,7 +474,7 @@ def test_array_writer_takes_the_default_chunks_of_a_pad(tmp_path, fmt):
     y = daskpad.pad(da.from_array(a, chunks=(33, 30)), 25, mode="reflect")
     assert not _tiles.zarr_can_store(y.chunks)
     z = daskpad.to_zarr(y, tmp_path / "a.zarr", memory="64kB", zarr_format=fmt)
-    assert z.chunks == (33, 30)  # the input's: the size most chunks have
+    assert z.chunks == (33, 30)  # the input's: the size that covers most of each axis
     np.testing.assert_array_equal(z[...], np.pad(a, 25, mode="reflect"))
 
 
