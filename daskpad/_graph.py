@@ -361,31 +361,22 @@ def _slab_statistic(
             # each combining task picks its share of the blocks' partials itself
             finish = {**finish, "pick": which}
             return _blockwise_along(k.combine_statistic, slab, axis, 1, [both], finish)
-        partial = da.blockwise(
-            k.pick,
-            ind,
-            both,
-            ind,
-            adjust_chunks={axis: 1},
-            dtype=acc,
-            meta=np.empty((0,) * slab.ndim, dtype=acc),
-            which=which,
-        )
+        kernel: Callable[..., Any] = k.pick
+        source, extra = both, dict[str, Any](which=which)
     else:
-        partial = da.blockwise(
-            k.partial_statistic,
-            ind,
-            slab,
-            ind,
-            adjust_chunks={axis: 1},
-            dtype=acc,
-            meta=np.empty((0,) * slab.ndim, dtype=acc),
-            stat=stat,
-            axis=axis,
-            acc=acc,
-        )
-        if parts_fit <= chunk_budget():
-            return _blockwise_along(k.combine_statistic, slab, axis, 1, [partial], finish)
+        kernel, source, extra = k.partial_statistic, slab, dict(stat=stat, axis=axis, acc=acc)
+    partial = da.blockwise(
+        kernel,
+        ind,
+        source,
+        ind,
+        adjust_chunks={axis: 1},
+        dtype=acc,
+        meta=np.empty((0,) * slab.ndim, dtype=acc),
+        **extra,
+    )
+    if shared is None and parts_fit <= chunk_budget():
+        return _blockwise_along(k.combine_statistic, slab, axis, 1, [partial], finish)
     reduce = {"amax": da.max, "amin": da.min, "mean": da.sum}[stat]
     total = reduce(partial, axis=axis, keepdims=True)
     return da.map_blocks(k.combine_statistic, total, meta=meta, dtype=slab.dtype, **finish)
