@@ -617,18 +617,24 @@ def test_interrupted_write_leaves_no_dst(sig, tmp_path, sources):
 # --------------------------------------------------------------------------------------
 # A cluster, the demo, netCDF, python -m
 # --------------------------------------------------------------------------------------
-@pytest.mark.cluster
-@pytest.mark.filterwarnings("ignore::ResourceWarning")
-def test_scheduler(tmp_path, sources):
+def _tcp_cluster():
+    """An in-process cluster of one worker with two threads, which the command, run as a
+    subprocess, reaches by its tcp address."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
+    return distributed.LocalCluster(
         n_workers=1,
         threads_per_worker=2,
         processes=False,
         protocol="tcp",
         host="127.0.0.1",
-        dashboard_address=None,
-    ) as cluster:
+        dashboard_address=":0",
+    )
+
+
+@pytest.mark.cluster
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_scheduler(tmp_path, sources):
+    with _tcp_cluster() as cluster:
         address = cluster.scheduler_address
         argv = ["--width", "lon=2", "--mode", "wrap", "--progress"]
         file = tmp_path / "scheduler.json"  # as dask scheduler --scheduler-file writes it
@@ -856,15 +862,7 @@ def test_a_stopped_run_on_local_workers_leaves_nothing_and_says_one_line(sig, tm
 @pytest.mark.cluster
 @pytest.mark.filterwarnings("ignore::ResourceWarning")
 def test_a_stopped_run_on_a_scheduler_waits_for_its_running_tasks(tmp_path, sources):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=1,
-        threads_per_worker=2,
-        processes=False,
-        protocol="tcp",
-        host="127.0.0.1",
-        dashboard_address=":0",
-    ) as cluster:
+    with _tcp_cluster() as cluster:
         dst = tmp_path / "dst.zarr"
         proc = _start_slow(sources[3], dst, "--scheduler", cluster.scheduler_address)
         proc.send_signal(signal.SIGINT)
