@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from ._stores import ZARR_MARKERS, Location, StoreError, locate, storage_options
+
 #: Set this environment variable to ``sleep:SECONDS`` or ``fail`` to make every block of
 #: the padded data sleep or raise while it is written. For daskpad's own tests of
 #: interrupted and failed writes only; it changes no value.
 TESTING_HOOK_ENV = "DASKPAD_TESTING_BLOCK_HOOK"
 
-# Files at the top of a directory that make it a zarr store (v3, v2 group, v2 array).
-_ZARR_MARKERS = ("zarr.json", ".zgroup", ".zarray")
 # netCDF-3 ("CDF\x01", "CDF\x02", "CDF\x05") and netCDF-4/HDF5 signatures.
 _NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
 # Encoding keys that describe the input's storage layout; the output's comes from its chunks.
@@ -42,7 +42,12 @@ class CliError(Exception):
 
 
 class WriteFailed(Exception):
-    """Computing or writing DST failed (DST was left as it was); wraps the cause."""
+    """Computing or writing DST failed; wraps the cause. What was written is removed, and
+    DST was left as it was, unless ``dst`` says otherwise."""
+
+    def __init__(self, message: str, dst: str = "") -> None:
+        super().__init__(message)
+        self.dst = dst
 
 
 # --------------------------------------------------------------------------------------
@@ -136,6 +141,18 @@ def parse_chunks(texts: Iterable[str]) -> tuple[str, dict[str, int]]:
     return policy, sizes
 
 
+def parse_storage_options(texts: Iterable[str]) -> dict[str, Any]:
+    """The ``--storage-option KEY=VALUE`` options, nested at the dots in KEY.
+
+    >>> parse_storage_options(["endpoint_url=http://127.0.0.1:5555", "anon=false"])
+    {'endpoint_url': 'http://127.0.0.1:5555', 'anon': False}
+    """
+    try:
+        return storage_options(texts)
+    except ValueError as e:
+        raise CliError(f"--storage-option: {e}") from None
+
+
 def parse_memory(text: str) -> int:
     """``--memory SIZE``: bytes, as ``2GB``, ``512MiB`` or ``1e9``.
 
@@ -151,70 +168,82 @@ def parse_memory(text: str) -> int:
 
 
 # --------------------------------------------------------------------------------------
-# Paths: what SRC is, whether DST may be written
+# Locations: what SRC is, whether DST may be written
 # --------------------------------------------------------------------------------------
-def looks_like_zarr(path: Path) -> bool:
-    """A directory with zarr metadata at its top."""
-    return path.is_dir() and any((path / m).is_file() for m in _ZARR_MARKERS)
+def locate_or_explain(text: str, options: Mapping[str, Any], what: str) -> Location:
+    """:func:`daskpad._stores.locate`, its refusals as :class:`CliError`."""
+    try:
+        return locate(text, options, what)
+    except StoreError as e:
+        raise CliError(str(e)) from None
 
 
-def source_kind(path: Path) -> str:
+def source_kind(src: Location) -> str:
     """``"zarr"`` or ``"netcdf"``, or a :class:`CliError` saying why SRC cannot be read."""
-    if not path.exists():
-        raise CliError(f"SRC {str(path)!r} does not exist")
-    if path.is_dir():
-        if looks_like_zarr(path):
-            return "zarr"
+    if not src.exists():
+        raise CliError(f"SRC {src.text!r} does not exist")
+    if any(src.has(m) for m in ZARR_MARKERS):
+        return "zarr"
+    if not src.is_file():
         raise CliError(
-            f"SRC {str(path)!r} is a directory but not a zarr store (it has none of "
-            f"{', '.join(_ZARR_MARKERS)} at its top)"
+            f"SRC {src.text!r} is a directory but not a zarr store (it has none of "
+            f"{', '.join(ZARR_MARKERS)} at its top)"
         )
-    with open(path, "rb") as f:
-        head = f.read(8)
+    head = src.read(size=8)
     if any(head.startswith(magic) for magic in _NETCDF_MAGIC):
         return "netcdf"
-    raise CliError(f"SRC {str(path)!r} is neither a zarr store nor a netCDF file")
+    raise CliError(f"SRC {src.text!r} is neither a zarr store nor a netCDF file")
 
 
-def zarr_format_of(path: Path) -> int:
+def zarr_format_of(store: Location) -> int:
     """2 or 3, read from the store's top-level metadata."""
-    return 3 if (path / "zarr.json").is_file() else 2
+    return 3 if store.has("zarr.json") else 2
 
 
-def _is_within(inner: Path, outer: Path) -> bool:
-    return inner == outer or outer in inner.parents
-
-
-def check_destination(src: Path, dst: Path, overwrite: bool) -> None:
+def check_destination(src: Location, dst: Location, overwrite: bool) -> None:
     """Refuse any DST whose writing could lose data.
 
-    DST may not be SRC, lie inside SRC, or contain SRC (the swap that replaces DST would
-    delete it). An existing DST is replaced only with ``overwrite`` and only when it is a
-    zarr store or an empty directory.
+    DST may not be SRC, lie inside SRC, or contain SRC (replacing DST would delete it). An
+    existing DST is replaced only with ``overwrite`` and only when it is a zarr store (or
+    an empty directory).
     """
-    src_r, dst_r = src.resolve(), dst.resolve()
-    if _is_within(dst_r, src_r):
-        where = "is SRC" if dst_r == src_r else "lies inside SRC"
+    if dst.same_or_within(src):
+        where = "is SRC" if src.same_or_within(dst) else "lies inside SRC"
         raise CliError(
-            f"DST {str(dst)!r} {where} {str(src)!r}; daskpad never writes into its input"
+            f"DST {dst.text!r} {where} {src.text!r}; daskpad never writes into its input"
         )
-    if _is_within(src_r, dst_r):
+    if src.same_or_within(dst):
         raise CliError(
-            f"DST {str(dst)!r} contains SRC {str(src)!r}; replacing DST would delete the input"
+            f"DST {dst.text!r} contains SRC {src.text!r}; replacing DST would delete the input"
         )
-    if not dst_r.parent.is_dir():
-        raise CliError(f"the directory of DST, {str(dst_r.parent)!r}, does not exist")
-    if dst.exists() or dst.is_symlink():
+    if not dst.local:
+        bucket = dst.path.split("/")[0]
+        if not dst.fs.exists(bucket):
+            raise CliError(f"DST {dst.text!r}: {bucket!r} does not exist")
+        if dst.is_empty():
+            return
         if not overwrite:
-            raise CliError(f"DST {str(dst)!r} already exists; pass --overwrite to replace it")
-        if dst.is_symlink() or not dst.is_dir():
+            raise CliError(f"DST {dst.text!r} already exists; pass --overwrite to replace it")
+        if not dst.looks_like_zarr():
             raise CliError(
-                f"DST {str(dst)!r} exists and is not a directory; --overwrite only replaces a "
+                f"DST {dst.text!r} holds something that is not a zarr store; --overwrite only "
+                "replaces a zarr store, so choose another DST or empty it yourself"
+            )
+        return
+    path = dst.local_path
+    if not path.resolve().parent.is_dir():
+        raise CliError(f"the directory of DST, {str(path.resolve().parent)!r}, does not exist")
+    if path.exists() or path.is_symlink():
+        if not overwrite:
+            raise CliError(f"DST {dst.text!r} already exists; pass --overwrite to replace it")
+        if path.is_symlink() or not path.is_dir():
+            raise CliError(
+                f"DST {dst.text!r} exists and is not a directory; --overwrite only replaces a "
                 "zarr store, so remove it yourself if it should go"
             )
-        if not looks_like_zarr(dst) and any(dst.iterdir()):
+        if not dst.looks_like_zarr() and any(path.iterdir()):
             raise CliError(
-                f"DST {str(dst)!r} is a directory that is not a zarr store; --overwrite only "
+                f"DST {dst.text!r} is a directory that is not a zarr store; --overwrite only "
                 "replaces a zarr store, so choose another DST or empty it yourself"
             )
 
@@ -222,7 +251,7 @@ def check_destination(src: Path, dst: Path, overwrite: bool) -> None:
 # --------------------------------------------------------------------------------------
 # Opening SRC
 # --------------------------------------------------------------------------------------
-def open_source(path: Path, kind: str, chunks: Mapping[str, int] | None = None) -> Any:
+def open_source(src: Location, kind: str, chunks: Mapping[str, int] | None = None) -> Any:
     """Open SRC lazily with its own chunks (or ``chunks`` for the dimensions it names).
 
     Values are read as stored: no masking of fill values, no scaling, no time decoding, so
@@ -236,26 +265,31 @@ def open_source(path: Path, kind: str, chunks: Mapping[str, int] | None = None) 
         "decode_times": False,
         "decode_timedelta": False,
     }
-    if kind == "zarr" and is_zarr_array(path):
-        return _open_array(path, chunks)
+    if kind == "zarr" and is_zarr_array(src):
+        return _open_array(src, chunks)
     if kind == "zarr":
         with warnings.catch_warnings():
             # A store without consolidated metadata is fine (zarr writes none by itself).
             warnings.filterwarnings("ignore", "Failed to open Zarr store with consolidated")
             try:
                 return xr.open_dataset(
-                    path, engine="zarr", chunks=dict(chunks or {}), consolidated=None, **decode
+                    src.zarr_store(read_only=True),
+                    engine="zarr",
+                    chunks=dict(chunks or {}),
+                    consolidated=None,
+                    **decode,
                 )
             except KeyError as e:
                 # zarr v2 arrays without the _ARRAY_DIMENSIONS attribute xarray needs
-                raise CliError(f"cannot read SRC {str(path)!r} as a dataset: {e.args[0]}") from e
+                raise CliError(f"cannot read SRC {src.text!r} as a dataset: {e.args[0]}") from e
+    where: Any = src.path if src.local else src.fs.open(src.path, "rb")
     try:
-        return xr.open_dataset(path, chunks=dict(chunks or {}), **decode)
+        return xr.open_dataset(where, chunks=dict(chunks or {}), **decode)
     except ValueError as e:
         if "engine" not in str(e):
             raise
         raise CliError(
-            f"cannot read the netCDF file {str(path)!r}: no netCDF engine is installed "
+            f"cannot read the netCDF file {src.text!r}: no netCDF engine is installed "
             "(pip install h5netcdf h5py, or netCDF4)"
         ) from e
 
@@ -265,19 +299,18 @@ def open_source(path: Path, kind: str, chunks: Mapping[str, int] | None = None) 
 ARRAY_VARIABLE = "__xarray_dataarray_variable__"
 
 
-def is_zarr_array(path: Path) -> bool:
-    """Whether the store at ``path`` is a bare zarr array rather than a group."""
-    if (path / ".zarray").is_file():
+def is_zarr_array(store: Location) -> bool:
+    """Whether the store is a bare zarr array rather than a group."""
+    if store.has(".zarray"):
         return True
-    meta = path / "zarr.json"
-    if not meta.is_file():
+    if not store.has("zarr.json"):
         return False
     import json
 
-    return bool(json.loads(meta.read_text()).get("node_type") == "array")
+    return bool(json.loads(store.read("zarr.json")).get("node_type") == "array")
 
 
-def _open_array(path: Path, chunks: Mapping[str, int] | None) -> Any:
+def _open_array(src: Location, chunks: Mapping[str, int] | None) -> Any:
     """A bare zarr array as a dataset of one variable (:data:`ARRAY_VARIABLE`), its
     dimensions named as the array names them (zarr v3's dimension_names, v2's
     _ARRAY_DIMENSIONS) or as xarray would (``dim_0``, ``dim_1``, ...)."""
@@ -286,7 +319,7 @@ def _open_array(path: Path, chunks: Mapping[str, int] | None) -> Any:
     import zarr
     from dask.base import tokenize
 
-    z = zarr.open_array(path, mode="r")
+    z = zarr.open_array(src.zarr_store(read_only=True), mode="r")
     attrs = dict(z.attrs)
     v2_names = attrs.pop("_ARRAY_DIMENSIONS", None)
     names: Any = getattr(z.metadata, "dimension_names", None) or v2_names
@@ -296,7 +329,8 @@ def _open_array(path: Path, chunks: Mapping[str, int] | None) -> Any:
     own = tuple(z.chunks)
     wanted = tuple((chunks or {}).get(d, c) for d, c in zip(dims, own))
     # (dask.array.from_zarr is not in array-expr; the name spares hashing the data)
-    name = f"zarr-{tokenize(str(path.resolve()), wanted, z.shape, str(z.dtype))}"
+    where = str(src.local_path.resolve()) if src.local else src.fs.unstrip_protocol(src.path)
+    name = f"zarr-{tokenize(where, wanted, z.shape, str(z.dtype))}"
     data = da.from_array(z, chunks=wanted, name=name)
     return xr.Dataset({ARRAY_VARIABLE: xr.Variable(dims, data, attrs)})
 
@@ -373,9 +407,11 @@ def temporary_sibling(dst: Path, what: str) -> Path:
     return dst.parent / f".{dst.name}.daskpad-{what}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
-def leftovers(dst: Path) -> list[Path]:
-    """Temporary stores of earlier daskpad runs for this DST (killed before cleaning up)."""
-    return sorted(dst.parent.glob(f".{dst.name}.daskpad-*"))
+def leftovers(dst: Location) -> list[Path]:
+    """Temporary stores of earlier daskpad runs for this local DST (killed before cleaning
+    up)."""
+    path = dst.local_path
+    return sorted(path.parent.glob(f".{path.name}.daskpad-*"))
 
 
 def commit(tmp: Path, dst: Path, overwrite: bool) -> None:
@@ -538,5 +574,5 @@ def describe(ds: Any, title: str, widths: Mapping[str, tuple[int, int]] | None =
     return "\n".join(lines)
 
 
-def disk_usage(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+def disk_usage(store: Location) -> int:
+    return store.size()

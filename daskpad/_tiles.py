@@ -89,11 +89,30 @@ def _is_local_path(store: Any) -> bool:
 
 
 @contextlib.contextmanager
-def written_whole(store: Any, replace: bool) -> Iterator[Any]:
-    """Where to write a new store so that it appears only once complete: for a local path,
-    a hidden temporary sibling, moved into place when the block succeeds (replacing an
-    existing store only with ``replace``) and removed when it fails, so a failed write
-    leaves nothing that opens; any other store as it is."""
+def written_whole(
+    store: Any, replace: bool, storage_options: Mapping[str, Any] | None = None
+) -> Iterator[Any]:
+    """Where to write a new store so that it opens only once complete, and a failed or
+    interrupted write leaves nothing that opens:
+
+    - a local path (or ``file://`` URL): a hidden temporary sibling, moved into place when
+      the block succeeds (replacing an existing store only with ``replace``) and removed
+      when it fails;
+    - an fsspec URL (``s3://``, ``gs://``, ..., reached with ``storage_options``): the store
+      itself, its root metadata held back until the block succeeds and everything removed
+      when it fails (:func:`daskpad._stores.written_in_place`; ``replace`` deletes an
+      existing store first);
+    - any other store (a zarr store object): as it is.
+    """
+    from ._stores import is_url, locate, written_in_place
+
+    if isinstance(store, (str, os.PathLike)) and is_url(os.fspath(store)):
+        location = locate(os.fspath(store), storage_options)
+        if not location.local:
+            with written_in_place(location, replace) as held, own_threads():
+                yield held
+            return
+        store = location.path
     if not _is_local_path(store):
         yield store
         return
@@ -636,15 +655,18 @@ def to_zarr(
     :func:`storable_chunks` says, each block in one task. A local path is written under a
     hidden temporary name and moved into place once complete: a failed or interrupted
     write leaves nothing that opens, and an existing store is replaced only with
-    ``overwrite=True``. Other stores are written in place.
+    ``overwrite=True``. An object store (``s3://``, ``gs://``, ...) has no rename: the array
+    is written in place, its metadata document last, and a failed write removes what it
+    wrote; ``overwrite=True`` deletes an existing store there first. Other stores are
+    written in place.
 
     Parameters
     ----------
     x : dask.array.Array
         Any chunks; zarr's chunks are ``x``'s where zarr can store them.
     store
-        Where to create the zarr array (a path, or any store :func:`zarr.create_array`
-        takes).
+        Where to create the zarr array: a local path, an fsspec URL (``s3://bucket/a.zarr``;
+        see ``storage_options``) or any store :func:`zarr.create_array` takes.
     memory : int or str, optional
         Bytes of input a tile may read (``"512MB"`` works too); default 2 GiB, or a quarter
         of this machine's memory if less. A tile is at least one block.
@@ -652,7 +674,9 @@ def to_zarr(
         Show one progress bar over all the tiles.
     **kwargs
         Passed to :func:`zarr.create_array` (``compressors=``, ``zarr_format=``,
-        ``overwrite=``, ...).
+        ``overwrite=``, ...), except ``storage_options``: those of the filesystem of a URL
+        ``store`` (``{"endpoint_url": ...}``, credentials), which travel with the store to
+        the workers of a cluster.
 
     Returns
     -------
@@ -679,7 +703,8 @@ def to_zarr(
     block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
     halo = [int(n > 1) for n in numblocks]
     shape = tile_shape(numblocks, halo, block_bytes, budget)
-    with written_whole(store, bool(kwargs.get("overwrite"))) as where:
+    options = kwargs.pop("storage_options", None)
+    with written_whole(store, bool(kwargs.get("overwrite")), options) as where:
         z = zarr.create_array(
             where,
             shape=x.shape,
@@ -691,7 +716,9 @@ def to_zarr(
         if len(regions) > 1:
             (x,) = settle_statistics([x], budget, progress)
         store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
-    return z if where is store else zarr.open_array(store, mode="r+")
+    if where is store:
+        return z
+    return zarr.open_array(store, mode="r+", **({"storage_options": options} if options else {}))
 
 
 def needs_encoding(var: Any) -> bool:

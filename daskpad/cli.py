@@ -38,9 +38,11 @@ from ._cli_io import (
     fmt_bytes,
     irregular_variables,
     leftovers,
+    locate_or_explain,
     open_source,
     parse_chunks,
     parse_memory,
+    parse_storage_options,
     parse_value,
     parse_widths,
     prepare_for_zarr,
@@ -51,7 +53,8 @@ from ._cli_io import (
     zarr_format_of,
 )
 from ._modes import MODES
-from ._tiles import Plan, default_memory, own_threads, v3_consolidation_quietly, write_tiled
+from ._stores import Location, locate, written_in_place
+from ._tiles import Plan, consolidate, default_memory, own_threads, write_tiled
 from ._tiles import plan as plan_tiles
 
 # --option -> the keyword argument of numpy.pad / pad2 it sets.
@@ -96,7 +99,7 @@ def _pad_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return kwargs
 
 
-def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Path, str, Any, Any]:
+def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location, str, Any, Any]:
     """Parse, open SRC lazily, pad it: ``(src, kind, input dataset, padded dataset)``.
 
     Every option is parsed before anything is opened; ``check()``, if given, runs between.
@@ -106,9 +109,9 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Path, st
     widths = parse_widths(args.width or ())
     kwargs = _pad_kwargs(args)
     policy, chunks = parse_chunks(args.chunks or ())
+    src = locate_or_explain(args.src, parse_storage_options(args.storage_option or ()), "SRC")
     if check is not None:
-        check()
-    src = Path(args.src)
+        check(src)
     kind = source_kind(src)
     ds = select_variables(open_source(src, kind), args.var or [])
     check_dims("--width", widths, ds)
@@ -150,10 +153,11 @@ def _info(args: argparse.Namespace) -> int:
 def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     if not args.width:
         raise CliError("daskpad pad needs at least one --width DIM=WIDTH (see --help)")
-    dst = Path(args.dst)
     memory = parse_memory(args.memory) if args.memory is not None else default_memory()
+    options = parse_storage_options(args.storage_option or ())
+    dst = locate_or_explain(args.dst, options, "DST")
     src, kind, ds, padded = _open_and_pad(
-        args, check=lambda: check_destination(Path(args.src), dst, args.overwrite)
+        args, check=lambda src: check_destination(src, dst, args.overwrite)
     )
     tiling = plan_tiles(padded, parse_widths(args.width), memory)
     how = (
@@ -177,7 +181,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
             f"the padded variables {', '.join(bad)} have chunks zarr cannot store "
             f"({padded[bad[0]].chunks}); this is a daskpad bug, please report it"
         )
-    for stale in leftovers(dst):
+    for stale in leftovers(dst) if dst.local else ():
         print(
             f"daskpad: note: {stale} is left from an interrupted run; delete it", file=sys.stderr
         )
@@ -209,7 +213,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
 
 def _write(
     ds: Any,
-    dst: Path,
+    dst: Location,
     overwrite: bool,
     fmt: int,
     client: Any,
@@ -217,36 +221,65 @@ def _write(
     tiling: Plan,
     memory: int,
 ) -> None:
-    """Write ``ds`` to a temporary sibling of DST (in one computation, or tile by tile when
-    ``tiling`` says so), then move it into place; on any failure or interruption the
-    temporary store is removed and DST is left as it was."""
-    tmp = temporary_sibling(dst, "tmp")
+    """Write ``ds`` so that DST opens only once complete; on any failure or interruption
+    what was written is removed.
+
+    A local DST is written to a temporary sibling, then moved into place (replacing an old
+    DST only then). An object store has no rename: DST is written in place with its root
+    metadata held back until everything else is written, and an old DST is deleted first
+    (:func:`daskpad._stores.written_in_place`).
+    """
+    if not dst.local:
+        deleted = overwrite and not dst.is_empty()
+        if deleted:
+            dst.remove()
+            print(
+                f"daskpad: note: deleted the old {dst.text} before writing (an object store "
+                "has no rename: --overwrite is not atomic there)",
+                file=sys.stderr,
+            )
+        try:
+            with written_in_place(dst, False) as store, _stopping_first(client):
+                _write_into(ds, store, fmt, client, progress, tiling, memory)
+        except Exception as e:
+            raise WriteFailed(
+                _failure(e), "the old DST was deleted before writing" if deleted else ""
+            ) from e
+        return
+    tmp = temporary_sibling(dst.local_path, "tmp")
     try:
         with _stopping_first(client):
-            # consolidated metadata, zarr v3 too: xarray then opens DST with one read,
-            # without warning
-            if list(ds.variables) == [ARRAY_VARIABLE]:  # SRC was a bare zarr array
-                _write_array(
-                    ds[ARRAY_VARIABLE], tmp, fmt, progress, None if tiling.whole else memory
-                )
-            elif tiling.whole:
-                with v3_consolidation_quietly():
-                    delayed = ds.to_zarr(
-                        tmp, mode="w-", compute=False, zarr_format=fmt, consolidated=True
-                    )
-                compute_with_progress(delayed, client, progress)
-            else:
-                write_tiled(ds, tmp, tiling, progress, consolidated=True, zarr_format=fmt)
-        commit(tmp, dst, overwrite)
+            _write_into(ds, str(tmp), fmt, client, progress, tiling, memory)
+        commit(tmp, dst.local_path, overwrite)
     except Exception as e:
         remove_quietly(tmp)
-        hint = ""
-        if isinstance(e, NotImplementedError) and "dask-expr" in str(e):
-            hint = "; xarray cannot write zarr with DASK_ARRAY__QUERY_PLANNING on, unset it"
-        raise WriteFailed(f"{type(e).__name__}: {e}{hint}") from e
+        raise WriteFailed(_failure(e)) from e
     except BaseException:  # KeyboardInterrupt, SystemExit
         remove_quietly(tmp)
         raise
+
+
+def _write_into(
+    ds: Any, store: Any, fmt: int, client: Any, progress: bool, tiling: Plan, memory: int
+) -> None:
+    """Write ``ds`` into the new zarr ``store``, metadata consolidated (zarr v3 too: xarray
+    then opens DST with one read, without warning)."""
+    if list(ds.variables) == [ARRAY_VARIABLE]:  # SRC was a bare zarr array
+        _write_array(ds[ARRAY_VARIABLE], store, fmt, progress, None if tiling.whole else memory)
+    elif tiling.whole:
+        delayed = ds.to_zarr(store, mode="w-", compute=False, zarr_format=fmt, consolidated=False)
+        compute_with_progress(delayed, client, progress)
+        # here, not by xarray: its consolidation runs in the last task, on a worker
+        consolidate(store, fmt)
+    else:
+        write_tiled(ds, store, tiling, progress, consolidated=True, zarr_format=fmt)
+
+
+def _failure(e: BaseException) -> str:
+    hint = ""
+    if isinstance(e, NotImplementedError) and "dask-expr" in str(e):
+        hint = "; xarray cannot write zarr with DASK_ARRAY__QUERY_PLANNING on, unset it"
+    return f"{type(e).__name__}: {e}{hint}"
 
 
 @contextlib.contextmanager
@@ -305,7 +338,7 @@ def _running_of(dask_worker: Any, names: set[Any]) -> int:
     )
 
 
-def _write_array(var: Any, store: Path, fmt: int, progress: bool, memory: int | None) -> None:
+def _write_array(var: Any, store: Any, fmt: int, progress: bool, memory: int | None) -> None:
     """A padded bare zarr array, written as a bare zarr array with its dimension names and
     attributes (:func:`daskpad.to_zarr`, in tiles reading about ``memory`` bytes of input,
     or in one computation for None)."""
@@ -326,7 +359,7 @@ def _write_array(var: Any, store: Path, fmt: int, progress: bool, memory: int | 
     )
 
 
-def _zarr_format(args: argparse.Namespace, src: Path, kind: str) -> int:
+def _zarr_format(args: argparse.Namespace, src: Location, kind: str) -> int:
     if args.zarr_format is not None:
         return int(args.zarr_format)
     return zarr_format_of(src) if kind == "zarr" else 3
@@ -452,7 +485,7 @@ def _demo(args: argparse.Namespace) -> int:
     )
     ds.chunk(time=4, lat=15, lon=24).to_zarr(src, zarr_format=3, consolidated=False)
     print(f"daskpad demo: writing into {where}")
-    print(describe(open_source(src, "zarr"), f"made {src} (zarr v3)") + "\n")
+    print(describe(open_source(locate(str(src)), "zarr"), f"made {src} (zarr v3)") + "\n")
 
     cases = [
         ("lon_wrap.zarr", ["--width", "lon=3", "--mode", "wrap"]),
@@ -492,7 +525,21 @@ def _demo(args: argparse.Namespace) -> int:
 # The parser and main
 # --------------------------------------------------------------------------------------
 def _padding_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("src", metavar="SRC", help="zarr store (v2 or v3) or netCDF file")
+    parser.add_argument(
+        "src",
+        metavar="SRC",
+        help="zarr store (v2 or v3) or netCDF file: a local path or a URL (s3://bucket/in.zarr, "
+        "gs://..., file://...)",
+    )
+    parser.add_argument(
+        "--storage-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option for the filesystem of a URL SRC or DST (repeatable; dots nest, "
+        "VALUE is read as JSON where it is JSON), e.g. endpoint_url=http://127.0.0.1:9000, "
+        "anon=true, client_kwargs.region_name=eu-west-1; credentials also come from the "
+        "usual environment variables (AWS_ACCESS_KEY_ID, ...)",
+    )
     g = parser.add_argument_group("padding")
     g.add_argument(
         "--width",
@@ -576,12 +623,24 @@ def _parser() -> argparse.ArgumentParser:
         "pad",
         help="pad SRC into a new zarr store DST",
         description="Pad a zarr store or netCDF file SRC into a new zarr store DST, lazily and "
-        "chunk by chunk. DST appears only once it is completely written.",
+        "chunk by chunk. DST opens only once it is completely written (a local DST is renamed "
+        "into place; in an object store its root metadata is written last), and a failed or "
+        "interrupted run removes what it wrote.",
     )
     _padding_options(pad)
-    pad.add_argument("dst", metavar="DST", help="the zarr store to write (a local path)")
+    pad.add_argument(
+        "dst",
+        metavar="DST",
+        help="the zarr store to write: a local path or a URL (s3://bucket/out.zarr, gs://...)",
+    )
     out = pad.add_argument_group("output and execution")
-    out.add_argument("--overwrite", action="store_true", help="replace DST if it is a zarr store")
+    out.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace DST if it is a zarr store. A local DST is replaced only once the new "
+        "store is complete; in an object store (s3://, gs://) there is no rename, so the old "
+        "DST is deleted BEFORE the new one is written: not atomic",
+    )
     out.add_argument("--zarr-format", type=int, choices=(2, 3), help="default: SRC's, or 3")
     out.add_argument(
         "--dry-run", action="store_true", help="show what would be written; compute nothing"
@@ -677,7 +736,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # write or anything unexpected is 1, with the way to see more.
         known = isinstance(e, (CliError, ValueError, TypeError, FileNotFoundError))
         if isinstance(e, WriteFailed):
-            what = f"writing DST failed, DST left as it was: {e}"
+            what = f"writing DST failed, {e.dst or 'DST left as it was'}: {e}"
         else:
             what = str(e) if known else f"{type(e).__name__}: {e}"
         hint = "" if args.debug or known else " (--debug shows the traceback)"

@@ -716,7 +716,10 @@ def to_zarr(
     first laid out in regular chunks of the size that covers most of each
     dimension (for a padded variable, the input's). A local path is written under a hidden
     temporary name and moved into place once complete, so a failed or interrupted write
-    leaves nothing that opens. Variables xarray encodes
+    leaves nothing that opens; an object store (``s3://``, ``gs://``, ...), which has no
+    rename, is written in place with its root metadata last, and a failed write removes
+    what it wrote (``mode="w"`` there deletes an existing store first). Variables xarray
+    encodes
     (CF packing, times, strings) are written with xarray's region writes, so the store
     holds what ``obj.to_zarr`` would. The statistics a pad repeats (maximum, mean, median,
     minimum) are computed first, axis after axis, so a statistic of the whole axis is read
@@ -727,7 +730,9 @@ def to_zarr(
     obj : xarray.Dataset or xarray.DataArray
         Dask-backed variables in any chunks.
     store
-        A new zarr store (``mode="w"`` replaces an existing one, only once the new one is
+        A new zarr store: a local path, an fsspec URL (``s3://bucket/out.zarr``, reached
+        with ``storage_options=``, which travel with the store to a cluster's workers) or a
+        zarr store object (``mode="w"`` replaces an existing one, only once the new one is
         complete where the store is a local path).
     memory : int or str, optional
         Bytes of input a tile may read (``"1GB"`` works too); default 2 GiB, or a quarter
@@ -763,7 +768,8 @@ def to_zarr(
             var.encoding.pop("chunks", None)
             var.encoding.pop("preferred_chunks", None)
     everything = {d for v in obj.variables.values() for d in v.dims}
-    with written_whole(store, replace=mode == "w") as where:
+    storage_options = kwargs.pop("storage_options", None)
+    with written_whole(store, mode == "w", storage_options) as where:
         the_plan = plan(obj, everything, budget)
         write_tiled(obj, where, the_plan, progress, consolidated, mode="w-", **kwargs)
 

@@ -1,0 +1,435 @@
+"""Stores in object storage: the command and the writers against a real S3-compatible
+server (moto in server mode, on 127.0.0.1), and the held-back root metadata that keeps a
+store in the making from opening.
+
+Every store written here is read back with zarr or xarray and compared with numpy.pad of
+what was stored in the input.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+import daskpad
+from daskpad import cli
+from daskpad._cli_io import TESTING_HOOK_ENV
+from daskpad._stores import HeldRoot, locate, storage_options
+
+zarr = pytest.importorskip("zarr")
+xr = pytest.importorskip("xarray")
+pytest.importorskip("s3fs")
+moto_server = pytest.importorskip("moto.server")
+
+_SCRIPT = Path(sys.executable).with_name("daskpad")
+DASKPAD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "daskpad"]
+
+# xarray's to_zarr calls dask.array.store, which dask's array-expr does not implement
+WRITES = pytest.mark.xfail(
+    dask.config.get("array.query-planning", None) is True,
+    reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
+    strict=True,
+)
+CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "daskpad-test",
+    "AWS_SECRET_ACCESS_KEY": "daskpad-test",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+
+
+@pytest.fixture(scope="module")
+def endpoint():
+    """The URL of an S3-compatible server on 127.0.0.1 (credentials in the environment;
+    the endpoint is given to each use, never through the environment)."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in CREDENTIALS.items():
+            mp.setenv(k, v)
+        mp.delenv("AWS_ENDPOINT_URL", raising=False)
+        yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def s3(endpoint):
+    import s3fs
+
+    fs = s3fs.S3FileSystem(endpoint_url=endpoint, skip_instance_cache=True)
+    fs.mkdir("daskpad-test")
+    return fs
+
+
+@pytest.fixture
+def bucket(s3):
+    """A fresh prefix in the test bucket: ``s3://daskpad-test/<unique>``."""
+    return f"s3://daskpad-test/{uuid.uuid4().hex[:8]}"
+
+
+def opts(endpoint):
+    return {"endpoint_url": endpoint}
+
+
+def so(endpoint):
+    return ["--storage-option", f"endpoint_url={endpoint}"]
+
+
+def keys(s3, url: str) -> list[str]:
+    s3.invalidate_cache()
+    path = url.removeprefix("s3://")
+    return sorted(k.removeprefix(path + "/") for k in s3.find(path))
+
+
+def dataset(zarr_format: int = 3) -> xr.Dataset:
+    rng = np.random.default_rng(zarr_format)
+    return xr.Dataset(
+        {
+            "t": (("lat", "lon"), rng.normal(280, 10, (8, 10)), {"units": "K"}),
+            "n": (("lat", "lon"), rng.integers(-50, 50, (8, 10), dtype="int32")),
+        },
+        coords={"lat": np.linspace(-70.0, 70.0, 8), "lon": np.arange(0.0, 360.0, 36.0)},
+        attrs={"title": "daskpad object store test"},
+    )
+
+
+def put_dataset(url: str, endpoint: str, zarr_format: int = 3) -> xr.Dataset:
+    ds = dataset(zarr_format)
+    ds.chunk(lat=3, lon=4).to_zarr(
+        url, storage_options=opts(endpoint), zarr_format=zarr_format, consolidated=False
+    )
+    return ds
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    """The command in this process: (status, stdout, stderr)."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+
+def read(url: str, endpoint: str) -> xr.Dataset:
+    return xr.open_zarr(url, storage_options=opts(endpoint), consolidated=True)
+
+
+# --------------------------------------------------------------------------------------
+# Locations and storage options
+# --------------------------------------------------------------------------------------
+def test_storage_options_nest_and_parse_json():
+    assert storage_options(["anon=true", "client_kwargs.region_name=eu-west-1", "n=3"]) == {
+        "anon": True,
+        "client_kwargs": {"region_name": "eu-west-1"},
+        "n": 3,
+    }
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        storage_options(["anon"])
+    with pytest.raises(ValueError, match="already given a value"):
+        storage_options(["a=1", "a.b=2"])
+
+
+def test_local_paths_and_file_urls_are_local(tmp_path):
+    for text in (str(tmp_path / "a.zarr"), f"file://{tmp_path}/a.zarr"):
+        where = locate(text)
+        assert where.local and where.local_path == tmp_path / "a.zarr"
+
+
+def test_a_missing_driver_is_named():
+    try:
+        import gcsfs  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("gcsfs is installed: nothing is missing")
+    rc, _, err = run("info", "gs://some-bucket/era5.zarr")
+    assert rc == 2
+    assert err.strip() == (
+        "daskpad: error: SRC 'gs://some-bucket/era5.zarr': gs:// needs the gcsfs package "
+        "(pip install 'daskpad[gcs]')"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Root metadata held back
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_held_root_opens_only_once_published(tmp_path, zarr_format):
+    from zarr.storage import LocalStore
+
+    inner = LocalStore(tmp_path / "s.zarr")
+    held = HeldRoot(inner)
+    ds = dataset(zarr_format)  # in memory: no dask in the write
+    ds.to_zarr(held, zarr_format=zarr_format, consolidated=False)
+    daskpad._tiles.consolidate(held, zarr_format)
+    # arrays and chunks are in the store, but nothing at its top: it does not open
+    on_disk = sorted(p.name for p in (tmp_path / "s.zarr").iterdir())
+    assert not set(on_disk) & {"zarr.json", ".zgroup", ".zattrs", ".zmetadata"}
+    with pytest.raises(FileNotFoundError):  # (zarr: GroupNotFoundError)
+        xr.open_zarr(tmp_path / "s.zarr")
+    with pytest.raises(FileNotFoundError):  # (zarr: GroupNotFoundError)
+        zarr.open_group(tmp_path / "s.zarr", mode="r")
+    # ... while the writer sees the whole store
+    assert sorted(zarr.open_group(held, mode="r").array_keys()) == ["lat", "lon", "n", "t"]
+    held.publish()
+    back = xr.open_zarr(tmp_path / "s.zarr", consolidated=True)
+    xr.testing.assert_identical(back.load(), ds.load())
+
+
+def test_held_root_travels_with_the_store(tmp_path):
+    import pickle
+
+    from zarr.storage import LocalStore
+
+    held = HeldRoot(LocalStore(tmp_path / "s.zarr"))
+    zarr.create_array(held, shape=(4,), chunks=(2,), dtype="i4")
+    copy = pickle.loads(pickle.dumps(held))
+    assert zarr.open_array(copy, mode="r").shape == (4,)
+    assert zarr.open_array(held.with_read_only(True), mode="r").shape == (4,)
+
+
+# --------------------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------------------
+@WRITES
+@pytest.mark.parametrize("zarr_format", [2, 3])
+@pytest.mark.parametrize("where", ["s3 -> s3", "local -> s3", "s3 -> local"])
+def test_pad_in_object_stores_equals_numpy(where, zarr_format, endpoint, bucket, s3, tmp_path):
+    src = f"{bucket}/in.zarr" if where.startswith("s3") else str(tmp_path / "in.zarr")
+    dst = f"{bucket}/out.zarr" if where.endswith("s3") else str(tmp_path / "out.zarr")
+    if src.startswith("s3://"):
+        ds = put_dataset(src, endpoint, zarr_format)
+    else:
+        ds = dataset(zarr_format)
+        ds.chunk(lat=3, lon=4).to_zarr(src, zarr_format=zarr_format, consolidated=False)
+    rc, out, err = run(
+        "pad", src, dst, "--width", "lat=2", "--width", "lon=1:3", "--mode", "wrap", *so(endpoint)
+    )
+    assert rc == 0, err
+    assert f"padded {src} -> {dst}" in out
+    back = read(dst, endpoint) if dst.startswith("s3://") else xr.open_zarr(dst)
+    for name in ("t", "n"):
+        want = np.pad(ds[name].values, ((2, 2), (1, 3)), mode="wrap")
+        np.testing.assert_array_equal(back[name].values, want)
+        assert back[name].dtype == ds[name].dtype
+    assert back.attrs["title"] == ds.attrs["title"]
+    remote = {"storage_options": opts(endpoint)} if dst.startswith("s3://") else {}
+    assert zarr.open_group(dst, mode="r", **remote).metadata.zarr_format == zarr_format
+    if dst.startswith("s3://"):
+        assert (".zmetadata" if zarr_format == 2 else "zarr.json") in keys(s3, dst)
+
+
+def test_a_bare_array_in_an_object_store(endpoint, bucket):
+    data = np.arange(30.0).reshape(5, 6)
+    z = zarr.create_array(
+        f"{bucket}/a.zarr",
+        shape=data.shape,
+        chunks=(2, 4),
+        dtype=data.dtype,
+        dimension_names=("y", "x"),
+        storage_options=opts(endpoint),
+    )
+    z[...] = data
+    rc, _, err = run("pad", f"{bucket}/a.zarr", f"{bucket}/b.zarr", "--width", "x=3",
+                     "--mode", "symmetric", *so(endpoint))  # fmt: skip
+    assert rc == 0, err
+    out = zarr.open_array(f"{bucket}/b.zarr", mode="r", storage_options=opts(endpoint))
+    np.testing.assert_array_equal(out[...], np.pad(data, ((0, 0), (3, 3)), mode="symmetric"))
+    assert tuple(out.metadata.dimension_names) == ("y", "x")
+
+
+@WRITES
+def test_netcdf_in_an_object_store(endpoint, bucket, s3, tmp_path):
+    pytest.importorskip("h5netcdf")
+    ds = dataset()
+    ds.to_netcdf(tmp_path / "in.nc", engine="h5netcdf")
+    s3.put(str(tmp_path / "in.nc"), f"{bucket.removeprefix('s3://')}/in.nc")
+    rc, _, err = run("pad", f"{bucket}/in.nc", f"{bucket}/out.zarr", "--width", "lon=2",
+                     "--mode", "edge", *so(endpoint))  # fmt: skip
+    assert rc == 0, err
+    back = read(f"{bucket}/out.zarr", endpoint)
+    np.testing.assert_array_equal(back.t.values, np.pad(ds.t.values, ((0, 0), (2, 2)), "edge"))
+
+
+@WRITES
+def test_refusals_in_object_stores(endpoint, bucket, s3):
+    src = f"{bucket}/in.zarr"
+    put_dataset(src, endpoint)
+    s3.pipe(f"{bucket.removeprefix('s3://')}/notes/readme.txt", b"not a store")
+    before = keys(s3, bucket)
+    cases = {
+        "inside": (
+            [f"{src}/sub.zarr"],
+            f"DST '{src}/sub.zarr' lies inside SRC '{src}'; daskpad never writes into its input",
+        ),
+        "is src": ([src, "--overwrite"], f"DST '{src}' is SRC '{src}'; daskpad never writes"),
+        "contains": ([bucket, "--overwrite"], f"DST '{bucket}' contains SRC '{src}'"),
+        "exists": ([src.replace("in.zarr", "notes")],
+                   f"DST '{bucket}/notes' already exists; pass --overwrite to replace it"),
+        "not zarr": ([f"{bucket}/notes", "--overwrite"],
+                     f"DST '{bucket}/notes' holds something that is not a zarr store"),
+        "no bucket": (["s3://no-such-bucket-daskpad/out.zarr"],
+                      "DST 's3://no-such-bucket-daskpad/out.zarr': 'no-such-bucket-daskpad' "
+                      "does not exist"),
+    }  # fmt: skip
+    for name, (dst_args, message) in cases.items():
+        rc, _, err = run("pad", src, *dst_args, "--width", "lat=1", *so(endpoint))
+        assert rc == 2, name
+        assert err.startswith(f"daskpad: error: {message}"), (name, err)
+    rc, _, err = run("info", f"{bucket}/missing.zarr", *so(endpoint))
+    assert (rc, err.strip()) == (2, f"daskpad: error: SRC '{bucket}/missing.zarr' does not exist")
+    rc, _, err = run("info", src, "--storage-option", "endpoint_url")
+    assert (rc, err.strip()) == (
+        2,
+        "daskpad: error: --storage-option: expected KEY=VALUE, got 'endpoint_url'",
+    )
+    assert keys(s3, bucket) == before  # nothing written, nothing deleted
+
+
+@WRITES
+def test_a_failed_write_removes_what_it_wrote(endpoint, bucket, s3, monkeypatch):
+    src, dst = f"{bucket}/in.zarr", f"{bucket}/out.zarr"
+    put_dataset(src, endpoint)
+    monkeypatch.setenv(TESTING_HOOK_ENV, "fail")
+    for extra in ([], ["--memory", "2kB"]):  # in one computation, and tile by tile
+        rc, _, err = run("pad", src, dst, "--width", "lat=1", *extra, *so(endpoint))
+        assert rc == 1
+        assert err.startswith("daskpad: error: writing DST failed, DST left as it was: ")
+        assert keys(s3, dst) == []
+    monkeypatch.delenv(TESTING_HOOK_ENV)
+    assert run("pad", src, dst, "--width", "lat=1", *so(endpoint))[0] == 0
+    monkeypatch.setenv(TESTING_HOOK_ENV, "fail")
+    rc, _, err = run("pad", src, dst, "--width", "lat=1", "--overwrite", *so(endpoint))
+    assert rc == 1
+    assert err.splitlines()[0] == (
+        f"daskpad: note: deleted the old {dst} before writing (an object store has no "
+        "rename: --overwrite is not atomic there)"
+    )
+    assert err.splitlines()[1].startswith(
+        "daskpad: error: writing DST failed, the old DST was deleted before writing: "
+    )
+    assert keys(s3, dst) == []
+
+
+def _start_slow(src: str, dst: str, endpoint: str, *extra: str) -> subprocess.Popen:
+    """A pad whose blocks each sleep, returned once chunks are in DST."""
+    import s3fs
+
+    env = {**os.environ, **CREDENTIALS, TESTING_HOOK_ENV: "sleep:0.3"}
+    proc = subprocess.Popen(
+        [*DASKPAD, "pad", src, dst, "--width", "lat=1", "--mode", "edge", *so(endpoint), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    fs = s3fs.S3FileSystem(endpoint_url=endpoint, skip_instance_cache=True)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if any(k.startswith(("t/c/", "t/0")) for k in keys(fs, dst)):
+            return proc
+        assert proc.poll() is None, proc.communicate()[1]
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the write never started")
+
+
+@WRITES
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_store_in_the_making_never_opens(sig, endpoint, bucket, s3):
+    src, dst = f"{bucket}/in.zarr", f"{bucket}/out.zarr"
+    ds = put_dataset(src, endpoint)
+    proc = _start_slow(src, dst, endpoint)
+    written = keys(s3, dst)
+    assert not set(written) & {"zarr.json", ".zgroup", ".zattrs", ".zmetadata"}, written
+    with pytest.raises(FileNotFoundError):  # (zarr: GroupNotFoundError)
+        xr.open_zarr(dst, storage_options=opts(endpoint))
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 143
+        assert err.strip() == "daskpad: terminated (SIGTERM); nothing was written to DST"
+        assert keys(s3, dst) == []
+        return
+    # killed outright: what it wrote stays, and still does not open; --overwrite clears it
+    assert keys(s3, dst) != []
+    with pytest.raises(FileNotFoundError):  # (zarr: GroupNotFoundError)
+        xr.open_zarr(dst, storage_options=opts(endpoint))
+    rc, _, err = run("pad", src, dst, "--width", "lat=1", "--mode", "edge", *so(endpoint))
+    assert rc == 2 and "already exists; pass --overwrite" in err
+    rc, _, err = run(
+        "pad", src, dst, "--width", "lat=1", "--mode", "edge", "--overwrite", *so(endpoint)
+    )
+    assert rc == 0, err
+    np.testing.assert_array_equal(
+        read(dst, endpoint).t.values, np.pad(ds.t.values, ((1, 1), (0, 0)), mode="edge")
+    )
+
+
+@WRITES
+@pytest.mark.cluster
+def test_storage_options_reach_the_workers(endpoint, bucket):
+    src, dst = f"{bucket}/in.zarr", f"{bucket}/out.zarr"
+    ds = put_dataset(src, endpoint)
+    env = {**os.environ, **CREDENTIALS}
+    env.pop("AWS_ENDPOINT_URL", None)  # the endpoint comes from --storage-option only
+    for extra in ([], ["--memory", "2kB"]):
+        proc = subprocess.run(
+            [*DASKPAD, "pad", src, dst, "--width", "lon=2", "--mode", "reflect", "--workers",
+             "2", "--overwrite", *so(endpoint), *extra],
+            capture_output=True, text=True, timeout=240, env=env,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        np.testing.assert_array_equal(
+            read(dst, endpoint).t.values, np.pad(ds.t.values, ((0, 0), (2, 2)), "reflect")
+        )
+
+
+# --------------------------------------------------------------------------------------
+# The writers
+# --------------------------------------------------------------------------------------
+def test_to_zarr_of_an_array_in_an_object_store(endpoint, bucket, s3):
+    a = np.arange(12 * 14, dtype="int16").reshape(12, 14)
+    y = daskpad.pad(da.from_array(a, chunks=5), ((3, 1), (2, 6)), mode="reflect")
+    url = f"{bucket}/a.zarr"
+    z = daskpad.to_zarr(y, url, memory=4 * 25 * 2, storage_options=opts(endpoint))
+    np.testing.assert_array_equal(z[...], np.pad(a, ((3, 1), (2, 6)), mode="reflect"))
+    with pytest.raises(FileExistsError):
+        daskpad.to_zarr(y, url, storage_options=opts(endpoint))
+
+    def boom(block):
+        raise RuntimeError("no")
+
+    bad = y.map_blocks(boom, dtype=y.dtype, meta=np.empty((0, 0), y.dtype))
+    with pytest.raises(RuntimeError, match="no"):
+        daskpad.to_zarr(bad, f"{bucket}/b.zarr", memory=4 * 25 * 2, storage_options=opts(endpoint))
+    assert keys(s3, f"{bucket}/b.zarr") == []
+
+
+@WRITES
+def test_xarray_to_zarr_in_an_object_store(endpoint, bucket, s3):
+    ds = dataset().chunk(lat=3, lon=4)
+    padded = ds.pad2(lat=2, lon=(1, 3), mode="wrap")
+    url = f"{bucket}/x.zarr"
+    daskpad.xarray.to_zarr(padded, url, memory="1kB", storage_options=opts(endpoint))
+    back = read(url, endpoint)
+    np.testing.assert_array_equal(back.t.values, np.pad(ds.t.values, ((2, 2), (1, 3)), "wrap"))
+    daskpad.xarray.to_zarr(
+        padded.isel(lat=slice(0, 4)), url, mode="w", storage_options=opts(endpoint)
+    )
+    assert read(url, endpoint).sizes["lat"] == 4
