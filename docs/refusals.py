@@ -65,6 +65,10 @@ CASES: list[tuple[str, list[str], int]] = [
      ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--scheduler-file", "none.json"], 2),
     ("--scheduler-timeout not positive",
      ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--scheduler-timeout", "0"], 2),
+    ("a URL of no known filesystem",
+     ["pad", "src.zarr", "nosuch://bucket/out.zarr", "--width", "lat=1"], 2),
+    ("--storage-option without =",
+     ["pad", "src.zarr", "out.zarr", "--width", "lat=1", "--storage-option", "anon"], 2),
 ]  # fmt: skip
 
 
