@@ -190,6 +190,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     same = kind == "zarr" and fmt == zarr_format_of(src)
     out = apply_testing_hook(prepare_for_zarr(padded, same_format=same))
     client = _client(args)
+    replacing = not dst.is_empty()  # (checked: only with --overwrite, and a zarr store)
     start = time.perf_counter()
     try:
         show = args.progress if progress is None else progress
@@ -204,8 +205,9 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
         f"{d} {ds.sizes[d]}->{n}" if ds.sizes[d] != n else f"{d} {n}"
         for d, n in padded.sizes.items()
     )
+    replaced = " (replaced the old DST)" if replacing else ""
     print(
-        f"padded {src} -> {dst}: {len(padded.data_vars)} variable(s), {shape}; wrote "
+        f"padded {src} -> {dst}{replaced}: {len(padded.data_vars)} variable(s), {shape}; wrote "
         f"{fmt_bytes(padded.nbytes)} ({fmt_bytes(disk_usage(dst))} on disk) in {seconds:.1f} s"
     )
     return 0
@@ -395,7 +397,10 @@ def _client(args: argparse.Namespace) -> Any:
     # a local cluster: no dashboard port to fight over, and the same quiet workers
     import os
 
-    os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"  # read by the worker processes
+    # read by the worker processes (asyncio: an object store's client sessions closed
+    # with a stopped worker)
+    os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
+    os.environ["DASK_LOGGING__ASYNCIO"] = "critical"
     client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
     _OWN_CLUSTER.add(id(client))  # closed first when a run stops
     return client

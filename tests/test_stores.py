@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 
 import daskpad
-from daskpad import cli
 from daskpad._cli_io import TESTING_HOOK_ENV
 from daskpad._stores import HeldRoot, locate, storage_options
 
@@ -114,15 +113,15 @@ def put_dataset(url: str, endpoint: str, zarr_format: int = 3) -> xr.Dataset:
     return ds
 
 
-def run(*argv: str) -> tuple[int, str, str]:
-    """The command in this process: (status, stdout, stderr)."""
-    import contextlib
-    import io
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = cli.main([str(a) for a in argv])
-    return rc, out.getvalue(), err.getvalue()
+def run(*argv: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """The command as a subprocess: (status, stdout, stderr). The endpoint reaches it only
+    through --storage-option."""
+    env = {**os.environ, **CREDENTIALS, **(env or {})}
+    env.pop("AWS_ENDPOINT_URL", None)
+    proc = subprocess.run(
+        [*DASKPAD, *map(str, argv)], capture_output=True, text=True, timeout=240, env=env
+    )
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 def read(url: str, endpoint: str) -> xr.Dataset:
@@ -208,21 +207,26 @@ def test_held_root_travels_with_the_store(tmp_path):
 # --------------------------------------------------------------------------------------
 @WRITES
 @pytest.mark.parametrize("zarr_format", [2, 3])
-@pytest.mark.parametrize("where", ["s3 -> s3", "local -> s3", "s3 -> local"])
+@pytest.mark.parametrize("where", ["s3 -> s3", "local -> s3", "s3 -> local", "file -> file"])
 def test_pad_in_object_stores_equals_numpy(where, zarr_format, endpoint, bucket, s3, tmp_path):
-    src = f"{bucket}/in.zarr" if where.startswith("s3") else str(tmp_path / "in.zarr")
-    dst = f"{bucket}/out.zarr" if where.endswith("s3") else str(tmp_path / "out.zarr")
+    def url(end: str, name: str) -> str:
+        return {"s3": f"{bucket}/{name}", "local": str(tmp_path / name),
+                "file": f"file://{tmp_path}/{name}"}[end]  # fmt: skip
+
+    src, dst = url(where.split()[0], "in.zarr"), url(where.split()[-1], "out.zarr")
     if src.startswith("s3://"):
         ds = put_dataset(src, endpoint, zarr_format)
     else:
         ds = dataset(zarr_format)
-        ds.chunk(lat=3, lon=4).to_zarr(src, zarr_format=zarr_format, consolidated=False)
+        ds.chunk(lat=3, lon=4).to_zarr(
+            tmp_path / "in.zarr", zarr_format=zarr_format, consolidated=False
+        )
     rc, out, err = run(
         "pad", src, dst, "--width", "lat=2", "--width", "lon=1:3", "--mode", "wrap", *so(endpoint)
     )
     assert rc == 0, err
     assert f"padded {src} -> {dst}" in out
-    back = read(dst, endpoint) if dst.startswith("s3://") else xr.open_zarr(dst)
+    back = read(dst, endpoint) if dst.startswith("s3://") else xr.open_zarr(dst, consolidated=True)
     for name in ("t", "n"):
         want = np.pad(ds[name].values, ((2, 2), (1, 3)), mode="wrap")
         np.testing.assert_array_equal(back[name].values, want)
@@ -232,6 +236,8 @@ def test_pad_in_object_stores_equals_numpy(where, zarr_format, endpoint, bucket,
     assert zarr.open_group(dst, mode="r", **remote).metadata.zarr_format == zarr_format
     if dst.startswith("s3://"):
         assert (".zmetadata" if zarr_format == 2 else "zarr.json") in keys(s3, dst)
+    else:  # written under a temporary name, renamed into place
+        assert sorted(p.name for p in tmp_path.iterdir() if "out" in p.name) == ["out.zarr"]
 
 
 def test_a_bare_array_in_an_object_store(endpoint, bucket):
@@ -302,19 +308,31 @@ def test_refusals_in_object_stores(endpoint, bucket, s3):
 
 
 @WRITES
-def test_a_failed_write_removes_what_it_wrote(endpoint, bucket, s3, monkeypatch):
+def test_a_failed_write_removes_what_it_wrote(endpoint, bucket, s3):
     src, dst = f"{bucket}/in.zarr", f"{bucket}/out.zarr"
-    put_dataset(src, endpoint)
-    monkeypatch.setenv(TESTING_HOOK_ENV, "fail")
+    ds = put_dataset(src, endpoint)
+    fail = {TESTING_HOOK_ENV: "fail"}
     for extra in ([], ["--memory", "2kB"]):  # in one computation, and tile by tile
-        rc, _, err = run("pad", src, dst, "--width", "lat=1", *extra, *so(endpoint))
+        rc, _, err = run("pad", src, dst, "--width", "lat=1", *extra, *so(endpoint), env=fail)
         assert rc == 1
         assert err.startswith("daskpad: error: writing DST failed, DST left as it was: ")
         assert keys(s3, dst) == []
-    monkeypatch.delenv(TESTING_HOOK_ENV)
-    assert run("pad", src, dst, "--width", "lat=1", *so(endpoint))[0] == 0
-    monkeypatch.setenv(TESTING_HOOK_ENV, "fail")
-    rc, _, err = run("pad", src, dst, "--width", "lat=1", "--overwrite", *so(endpoint))
+    rc, out, err = run("pad", src, dst, "--width", "lon=1", *so(endpoint))
+    assert rc == 0 and f"padded {src} -> {dst}: " in out, err
+    # --overwrite says what it did, when it works ...
+    rc, out, err = run("pad", src, dst, "--width", "lat=1", "--mode", "edge", "--overwrite",
+                       *so(endpoint))  # fmt: skip
+    assert rc == 0
+    assert f"padded {src} -> {dst} (replaced the old DST): " in out
+    assert err.strip() == (
+        f"daskpad: note: deleted the old {dst} before writing (an object store has no "
+        "rename: --overwrite is not atomic there)"
+    )
+    np.testing.assert_array_equal(
+        read(dst, endpoint).t.values, np.pad(ds.t.values, ((1, 1), (0, 0)), mode="edge")
+    )
+    # ... and when it fails
+    rc, _, err = run("pad", src, dst, "--width", "lat=1", "--overwrite", *so(endpoint), env=fail)
     assert rc == 1
     assert err.splitlines()[0] == (
         f"daskpad: note: deleted the old {dst} before writing (an object store has no "
@@ -331,6 +349,7 @@ def _start_slow(src: str, dst: str, endpoint: str, *extra: str) -> subprocess.Po
     import s3fs
 
     env = {**os.environ, **CREDENTIALS, TESTING_HOOK_ENV: "sleep:0.3"}
+    env.pop("AWS_ENDPOINT_URL", None)
     proc = subprocess.Popen(
         [*DASKPAD, "pad", src, dst, "--width", "lat=1", "--mode", "edge", *so(endpoint), *extra],
         stdout=subprocess.PIPE,
@@ -349,8 +368,16 @@ def _start_slow(src: str, dst: str, endpoint: str, *extra: str) -> subprocess.Po
     raise AssertionError("the write never started")
 
 
+STOPS = {
+    signal.SIGINT: (130, "daskpad: interrupted; nothing was written to DST"),
+    signal.SIGTERM: (143, "daskpad: terminated (SIGTERM); nothing was written to DST"),
+}
+
+
 @WRITES
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["SIGINT", "SIGTERM", "SIGKILL"]
+)
 def test_a_store_in_the_making_never_opens(sig, endpoint, bucket, s3):
     src, dst = f"{bucket}/in.zarr", f"{bucket}/out.zarr"
     ds = put_dataset(src, endpoint)
@@ -361,9 +388,8 @@ def test_a_store_in_the_making_never_opens(sig, endpoint, bucket, s3):
         xr.open_zarr(dst, storage_options=opts(endpoint))
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
-    if sig == signal.SIGTERM:
-        assert proc.returncode == 143
-        assert err.strip() == "daskpad: terminated (SIGTERM); nothing was written to DST"
+    if sig in STOPS:
+        assert (proc.returncode, err.strip().splitlines()[-1]) == STOPS[sig]
         assert keys(s3, dst) == []
         return
     # killed outright: what it wrote stays, and still does not open; --overwrite clears it
@@ -379,6 +405,20 @@ def test_a_store_in_the_making_never_opens(sig, endpoint, bucket, s3):
     np.testing.assert_array_equal(
         read(dst, endpoint).t.values, np.pad(ds.t.values, ((1, 1), (0, 0)), mode="edge")
     )
+
+
+@WRITES
+@pytest.mark.cluster
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stopped_run_on_local_workers_removes_what_it_wrote(sig, endpoint, bucket, s3):
+    src, dst = f"{bucket}/in.zarr", f"{bucket}/out.zarr"
+    put_dataset(src, endpoint)
+    proc = _start_slow(src, dst, endpoint, "--workers", "2")
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err.strip().splitlines()) == (STOPS[sig][0], [STOPS[sig][1]])
+    time.sleep(1)  # (a worker still writing would show up here)
+    assert keys(s3, dst) == []
 
 
 @WRITES
