@@ -333,9 +333,21 @@ def _odd_reflection(
         v = out[here] if in_place else np.empty_like(like, shape=shaped(current.size))
         v[...] = data(current - program.lo)
         for active, which in reversed(rounds):
+            cuts = np.flatnonzero(np.diff(which)) + 1
+            if in_place and cuts.size > max(8, active.size // 64):
+                # many short runs (a short axis reflected far): the round at once, by index
+                fills = np.unique(which)
+                twice_all = np.concatenate([2 * edge(int(i)) for i in fills], axis=axis)
+                at = (*before, active)
+                v[at] = np.subtract(
+                    np.take(twice_all, np.searchsorted(fills, which), axis=axis),
+                    v[at],
+                    dtype=v.dtype,
+                    casting="unsafe",
+                )
+                continue
             # positions arrive sorted (or reversed), so each fill's share of a round is one
             # run of them: a slice of v, whose edge broadcasts along the axis
-            cuts = np.flatnonzero(np.diff(which)) + 1
             for lo, hi in zip((0, *cuts.tolist()), (*cuts.tolist(), which.size)):
                 run = _as_slice(active[lo:hi])
                 at = (*before, run)

@@ -244,6 +244,27 @@ def test_wide_copying_blocks_copy_whole_runs(mode, n, chunk, width):
             assert piece[first] != piece[lo] or not isinstance(_as_slice(joined), slice)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "float16", "float32", "complex128"])
+@pytest.mark.parametrize("n, width", [(3, 5000), (4, 3001), (5, 777)])
+def test_odd_reflection_far_from_a_short_axis_equals_numpy(dtype, n, width):
+    """Many positions reflected through many short rounds: each round is applied to all
+    its positions at once (by index), bit for bit numpy's (integers wrapping around)."""
+    rng = np.random.default_rng(n)
+    scale = 0.01 if dtype == "float16" else 40  # (float16: far values stay finite)
+    a = rng.normal(0, scale, (n, 3)).astype(dtype)
+    if dtype == "complex128":
+        a = a + 1j * rng.normal(0, 1, (n, 3))
+    widths = ((width, width // 3), (2, 1))
+    want = np.pad(a, widths, "reflect", reflect_type="odd")
+    total = want.shape[0]
+    rows = (700,) * (total // 700) + ((total % 700,) if total % 700 else ())
+    for chunks in ((2, 3), (n, 2)):
+        x = da.from_array(a, chunks=chunks)
+        for out in (None, (rows, want.shape[1])):  # the default chunks; blocks of 700
+            got = daskpad.pad(x, widths, "reflect", reflect_type="odd", chunks=out).compute()
+            np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap"])
 def test_masked_wide_pads_keep_data_and_mask(mode):
     data = np.ma.masked_array(np.arange(14.0).reshape(2, 7), mask=False)
