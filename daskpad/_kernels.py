@@ -618,6 +618,8 @@ def ramp_block(
     y += end_value
     if np.issubdtype(dtype, np.integer):
         np.floor(y, out=y)
+    elif y.dtype == dtype and type(y) is type(edge):
+        return y  # computed in the data's own dtype: already the block (no copy)
     out = np.empty_like(edge, shape=y.shape)
     out[...] = y  # the same cast numpy.pad's assignment performs
     return out
