@@ -217,9 +217,19 @@ def check_destination(src: Location, dst: Location, overwrite: bool) -> None:
             f"DST {dst.text!r} contains SRC {src.text!r}; replacing DST would delete the input"
         )
     if not dst.local:
+        if "::" in dst.text:
+            raise CliError(f"DST {dst.text!r}: write to the store itself, not through a chain")
+        if dst.is_root:
+            raise CliError(
+                f"DST {dst.text!r} is a bucket, not a store in it: daskpad writes into a "
+                f"prefix of its own, such as {dst.text.rstrip('/')}/out.zarr"
+            )
         bucket = dst.path.split("/")[0]
         if not dst.fs.exists(bucket):
-            raise CliError(f"DST {dst.text!r}: {bucket!r} does not exist")
+            raise CliError(
+                f"DST {dst.text!r}: {bucket!r} does not exist or cannot be reached (check "
+                "the endpoint and credentials: --storage-option, environment)"
+            )
         if dst.is_empty():
             return
         if not overwrite:
@@ -288,6 +298,11 @@ def open_source(src: Location, kind: str, chunks: Mapping[str, int] | None = Non
     except ValueError as e:
         if "engine" not in str(e):
             raise
+        if not src.local:
+            raise CliError(
+                f"cannot read the netCDF file {src.text!r}: in object storage it is read "
+                "through h5netcdf (netCDF-4: pip install h5netcdf h5py) or scipy (netCDF-3)"
+            ) from e
         raise CliError(
             f"cannot read the netCDF file {src.text!r}: no netCDF engine is installed "
             "(pip install h5netcdf h5py, or netCDF4)"

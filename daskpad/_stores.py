@@ -10,10 +10,12 @@ Writing a new store so that nothing half-written ever opens:
 - a local path is written under a hidden temporary name and renamed into place
   (:func:`daskpad._tiles.written_whole`);
 - an object store has no rename, so the store is written in place through
-  :class:`HeldRoot`, which keeps the root metadata documents in memory while the arrays and
-  their chunks go to the store, and writes them last (:func:`written_in_place`): until
-  then the store has no root group or array, so neither zarr nor xarray opens it, and a
-  failed or interrupted write removes what it wrote.
+  :class:`HeldRoot`, which keeps every metadata document (of the root, its groups and
+  arrays) in memory while the chunks go to the store, and writes them last, the root's
+  last of all (:func:`written_in_place`): until then nothing in the store opens, neither
+  with zarr nor with xarray, and a failed or interrupted write removes what it wrote.
+  A marker key, :data:`INCOMPLETE`, is there from the first write until the last, so
+  the remains of a killed write are recognised as such.
 """
 
 from __future__ import annotations
@@ -35,11 +37,13 @@ DRIVERS: dict[str, tuple[str, str | None]] = {
     "abfss": ("adlfs", None),
 }
 
-#: the metadata documents at the top of a zarr store (v3; v2 group, attributes, array,
-#: consolidated): while none is there, nothing opens the store
-ROOT_DOCS = ("zarr.json", ".zgroup", ".zattrs", ".zarray", ".zmetadata")
+#: the names of zarr's metadata documents (v3; v2 group, attributes, array,
+#: consolidated), at the top of a store and of each group and array in it
+METADATA_DOCS = ("zarr.json", ".zgroup", ".zattrs", ".zarray", ".zmetadata")
 #: the documents that make a store a zarr group or array
 ZARR_MARKERS = ("zarr.json", ".zgroup", ".zarray")
+#: the key a store being written in place holds until its metadata is all written
+INCOMPLETE = ".daskpad-incomplete"
 
 
 class StoreError(Exception):
@@ -117,39 +121,54 @@ class Location:
         if self.local:
             p = self.local_path
             return not p.exists() or (p.is_dir() and not any(p.iterdir()))
-        return not self.fs.exists(self.path) or not self.fs.find(self.path, maxdepth=None)
+        self.fs.invalidate_cache()
+        return not self.fs.exists(self.path) or not self.fs.find(self.path)
 
     def looks_like_zarr(self) -> bool:
-        """A zarr group or array at the top, or the remains of a write that never got its
-        root metadata: zarr arrays one level down."""
-        if any(self.has(m) for m in ZARR_MARKERS):
-            return True
+        """A zarr group or array at the top, or the remains of a write in place that was
+        killed before its metadata was written (:data:`INCOMPLETE`)."""
+        return any(self.has(m) for m in (*ZARR_MARKERS, INCOMPLETE))
+
+    @property
+    def is_root(self) -> bool:
+        """An object store's bucket (or container) itself, not a prefix in it."""
+        return not self.local and "/" not in self.path.strip("/")
+
+    def identity(self) -> tuple[str, str]:
+        """``(protocol, path)`` naming where the bytes are: a chained URL
+        (``simplecache::s3://...``) by its innermost filesystem, a local path resolved."""
         if self.local:
-            return False
-        children = self.fs.ls(self.path, detail=False) if self.fs.isdir(self.path) else []
-        return any(self.fs.isfile(f"{c}/{m}") for c in children for m in ZARR_MARKERS)
+            return "file", str(self.local_path.resolve())
+        inner = self.text.split("::")[-1]
+        protocol, _, path = inner.rpartition("://")
+        protocol = {"s3a": "s3", "gcs": "gs", "abfss": "abfs"}.get(protocol, protocol)
+        if protocol in ("", "file", "local"):
+            return "file", str(Path(path).resolve())
+        return protocol, path.strip("/")
 
     def same_or_within(self, other: Location) -> bool:
-        """Whether this location is ``other`` or lies under it (same filesystem only)."""
-        if self.local != other.local:
+        """Whether this location is ``other`` or lies under it (where the bytes are)."""
+        (p, inner), (q, outer) = self.identity(), other.identity()
+        if p != q:
             return False
-        if self.local:
-            here, there = self.local_path.resolve(), other.local_path.resolve()
+        if p == "file":
+            here, there = Path(inner), Path(outer)
             return here == there or there in here.parents
-        if self.protocol != other.protocol:
-            return False
-        inner, outer = self.path.rstrip("/"), other.path.rstrip("/")
         return inner == outer or inner.startswith(outer + "/")
 
     def remove(self) -> None:
-        """Delete everything under the location; what cannot be deleted is left."""
+        """Delete what is under the location. In an object store, the keys found there
+        are deleted one by one: never the bucket, never a directory marker above them.
+        Raises what the deletion raises; what could not be deleted stays."""
         if self.local:
             import shutil
 
             shutil.rmtree(self.local_path, ignore_errors=True)
             return
-        with contextlib.suppress(FileNotFoundError):
-            self.fs.rm(self.path, recursive=True)
+        self.fs.invalidate_cache()
+        found = [k for k in self.fs.find(self.path) if k.strip("/") != self.path.strip("/")]
+        if found:
+            self.fs.rm(found)
 
     def size(self) -> int:
         """Bytes stored under the location."""
@@ -162,7 +181,7 @@ class Location:
         ``FsspecStore`` carrying the storage options (they travel with it to the workers of
         a cluster)."""
         if self.local:
-            return self.path
+            return self.local_path
         from zarr.storage import FsspecStore
 
         return FsspecStore.from_url(
@@ -250,17 +269,21 @@ except ImportError:  # zarr 2: object stores are written by zarr 3 only
 
 
 class HeldRoot(_WrapperStore):
-    """A zarr store that keeps its root metadata documents (:data:`ROOT_DOCS`) in memory
-    and passes every other key to the wrapped store: the arrays' metadata and chunks are
-    written, but the store opens as a group or array only after :meth:`publish`.
+    """A zarr store that keeps every metadata document (:data:`METADATA_DOCS`, of the
+    root and of each group and array) in memory and passes the chunks to the wrapped
+    store: nothing in it opens until :meth:`publish` writes them, the root's last.
 
     Shared by the copies zarr makes of it (``with_read_only``), and pickled with what it
-    holds, so a worker that reads the root sees what the client wrote.
+    holds (the workers of a cluster write chunks through arrays they already know).
     """
 
     def __init__(self, store: Any, held: dict[str, bytes] | None = None) -> None:
         super().__init__(store)
         self._held: dict[str, bytes] = {} if held is None else held
+
+    @staticmethod
+    def holds(key: str) -> bool:
+        return key.rpartition("/")[2] in METADATA_DOCS
 
     def _with_store(self, store: Any) -> HeldRoot:
         return type(self)(store, self._held)
@@ -274,16 +297,21 @@ class HeldRoot(_WrapperStore):
     __hash__ = None  # type: ignore[assignment]
 
     async def get(self, key: str, prototype: Any, byte_range: Any = None) -> Any:
-        if key in ROOT_DOCS:
-            if key not in self._held:
-                return None
-            data = self._held[key]
-            if byte_range is not None:
-                start = getattr(byte_range, "start", None) or 0
-                end = getattr(byte_range, "end", None)
-                data = data[start:end]
-            return prototype.buffer.from_bytes(data)
-        return await self._store.get(key, prototype, byte_range)
+        if not self.holds(key):
+            return await self._store.get(key, prototype, byte_range)
+        if key not in self._held:
+            return None
+        data = self._held[key]
+        if byte_range is not None:
+            from zarr.abc.store import OffsetByteRequest, RangeByteRequest, SuffixByteRequest
+
+            if isinstance(byte_range, RangeByteRequest):
+                data = data[byte_range.start : byte_range.end]
+            elif isinstance(byte_range, OffsetByteRequest):
+                data = data[byte_range.offset :]
+            elif isinstance(byte_range, SuffixByteRequest):
+                data = data[-byte_range.suffix :] if byte_range.suffix else b""
+        return prototype.buffer.from_bytes(data)
 
     async def _get_many(self, requests: Iterable[tuple[str, Any, Any]]) -> Any:
         for key, prototype, byte_range in requests:
@@ -295,18 +323,20 @@ class HeldRoot(_WrapperStore):
         return [await self.get(key, prototype, r) for key, r in key_ranges]
 
     async def exists(self, key: str) -> bool:
-        if key in ROOT_DOCS:
+        if self.holds(key):
             return key in self._held
         return bool(await self._store.exists(key))
 
     async def set(self, key: str, value: Any) -> None:
-        if key in ROOT_DOCS:
+        if self.holds(key):
+            self._check_writable()
             self._held[key] = value.to_bytes()
             return
         await self._store.set(key, value)
 
     async def set_if_not_exists(self, key: str, value: Any) -> None:
-        if key in ROOT_DOCS:
+        if self.holds(key):
+            self._check_writable()
             self._held.setdefault(key, value.to_bytes())
             return
         await self._store.set_if_not_exists(key, value)
@@ -316,49 +346,71 @@ class HeldRoot(_WrapperStore):
             await self.set(key, value)
 
     async def delete(self, key: str) -> None:
-        if key in ROOT_DOCS:
+        if self.holds(key):
+            self._check_writable()
             self._held.pop(key, None)
             return
         await self._store.delete(key)
 
-    async def is_empty(self, prefix: str) -> bool:
-        if not prefix and self._held:
-            return False
-        return bool(await self._store.is_empty(prefix))
+    async def delete_dir(self, prefix: str) -> None:
+        self._check_writable()
+        under = prefix.rstrip("/") + "/" if prefix.strip("/") else ""
+        for key in [k for k in self._held if k.startswith(under)]:
+            del self._held[key]
+        await self._store.delete_dir(prefix)
 
-    async def _listed(self, listing: AsyncIterator[str], extra: Iterable[str]) -> Any:
-        seen = set()
+    async def clear(self) -> None:
+        self._held.clear()
+        await self._store.clear()
+
+    async def is_empty(self, prefix: str) -> bool:
+        under = prefix.rstrip("/") + "/" if prefix.strip("/") else ""
+        if any(k.startswith(under) for k in self._held):
+            return False
+        async for _ in self.list_prefix(under):
+            return False
+        return True
+
+    async def _merged(self, listing: AsyncIterator[str], extra: Iterable[str]) -> Any:
+        seen = {INCOMPLETE}  # (written_in_place's marker is not the store's)
         async for key in listing:
-            if key not in ROOT_DOCS:
-                seen.add(key)
-                yield key
+            if key in seen:
+                continue
+            seen.add(key)
+            yield key
         for key in extra:
             if key not in seen:
+                seen.add(key)
                 yield key
 
     def list(self) -> Any:
-        return self._listed(self._store.list(), sorted(self._held))
+        return self._merged(self._store.list(), sorted(self._held))
 
     def list_prefix(self, prefix: str) -> Any:
-        return self._listed(
-            self._store.list_prefix(prefix),
-            [k for k in sorted(self._held) if k.startswith(prefix)],
-        )
+        held = sorted(k for k in self._held if k.startswith(prefix))
+        return self._merged(self._store.list_prefix(prefix), held)
 
     def list_dir(self, prefix: str) -> Any:
-        return self._listed(
-            self._store.list_dir(prefix), sorted(self._held) if prefix in ("", "/") else []
+        under = prefix.rstrip("/") + "/" if prefix.strip("/") else ""
+        # the direct children the held documents imply (an array with no chunk yet)
+        held = sorted(
+            {k[len(under) :].partition("/")[0] for k in self._held if k.startswith(under)}
         )
+        return self._merged(self._store.list_dir(prefix), held)
 
     def publish(self) -> None:
-        """Write the held documents to the wrapped store: the store opens from now on."""
+        """Write the held documents to the wrapped store: those of groups and arrays
+        first, the root's last (attributes before the group or array document), so that
+        the store opens only once everything else is there."""
         from zarr.core.buffer import default_buffer_prototype
         from zarr.core.sync import sync
 
         proto = default_buffer_prototype()
-        # the group or array document last: a store with attributes alone does not open
-        order = sorted(self._held, key=lambda k: k in ZARR_MARKERS)
-        for key in order:
+
+        def rank(key: str) -> tuple[int, int]:
+            return ("/" not in key, key in ZARR_MARKERS or key == ".zmetadata")
+
+        for key in sorted(self._held, key=rank):
             sync(self._store.set(key, proto.buffer.from_bytes(self._held[key])))
         self._held.clear()
 
@@ -366,22 +418,42 @@ class HeldRoot(_WrapperStore):
 @contextlib.contextmanager
 def written_in_place(location: Location, replace: bool) -> Iterator[HeldRoot]:
     """Write a new zarr store at the object-store ``location``, through the
-    :class:`HeldRoot` this yields: its root metadata is written when the block succeeds,
-    and everything under the location is removed when it fails or is interrupted.
+    :class:`HeldRoot` this yields: its metadata is written when the block succeeds, and
+    everything under the location is removed when it fails or is interrupted.
 
     An existing store there is refused, or with ``replace`` deleted first: not atomic, the
-    old store is gone before the new one is complete.
+    old store is gone before the new one is complete. A bucket itself is refused: daskpad
+    writes into a prefix of its own, which it may delete.
+
+    (A computation on a dask.distributed cluster whose tasks are still running when the
+    block fails may write chunks after the removal; they do not open, having no metadata.)
     """
+    if location.is_root:
+        raise ValueError(
+            f"{location.text!r} is a bucket, not a store in it: write to a prefix such as "
+            f"{location.text.rstrip('/')}/out.zarr"
+        )
     if not location.is_empty():
         if not replace:
             raise FileExistsError(
                 f"{location.text!r} exists; pass mode='w' (overwrite=True) to replace it"
             )
         location.remove()
+    location.fs.pipe_file(location.key(INCOMPLETE), b"")
     store = HeldRoot(location.zarr_store())
     try:
         yield store
         store.publish()
+        location.fs.rm_file(location.key(INCOMPLETE))
     except BaseException:
-        location.remove()
+        try:
+            location.remove()
+        except Exception as e:  # the write's own error matters more: say what is left
+            import warnings
+
+            warnings.warn(
+                f"could not remove what was written to {location.text!r} ({e}); it does not "
+                "open as a store, delete it yourself",
+                stacklevel=3,
+            )
         raise

@@ -99,6 +99,18 @@ def _pad_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return kwargs
 
 
+def _storage_options(args: argparse.Namespace, which: str) -> dict[str, Any]:
+    """``--storage-option``, then ``--src-storage-option`` or ``--dst-storage-option``."""
+    common = parse_storage_options(args.storage_option or ())
+    own = parse_storage_options(getattr(args, f"{which}_storage_option", None) or ())
+    return {**common, **own}
+
+
+#: a DST that ``--overwrite`` deleted before writing (an object store), for the message
+#: of a run stopped afterwards
+_DELETED: list[str] = []
+
+
 def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location, str, Any, Any]:
     """Parse, open SRC lazily, pad it: ``(src, kind, input dataset, padded dataset)``.
 
@@ -109,7 +121,7 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location
     widths = parse_widths(args.width or ())
     kwargs = _pad_kwargs(args)
     policy, chunks = parse_chunks(args.chunks or ())
-    src = locate_or_explain(args.src, parse_storage_options(args.storage_option or ()), "SRC")
+    src = locate_or_explain(args.src, _storage_options(args, "src"), "SRC")
     if check is not None:
         check(src)
     kind = source_kind(src)
@@ -154,8 +166,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     if not args.width:
         raise CliError("daskpad pad needs at least one --width DIM=WIDTH (see --help)")
     memory = parse_memory(args.memory) if args.memory is not None else default_memory()
-    options = parse_storage_options(args.storage_option or ())
-    dst = locate_or_explain(args.dst, options, "DST")
+    dst = locate_or_explain(args.dst, _storage_options(args, "dst"), "DST")
     src, kind, ds, padded = _open_and_pad(
         args, check=lambda src: check_destination(src, dst, args.overwrite)
     )
@@ -235,6 +246,7 @@ def _write(
         deleted = overwrite and not dst.is_empty()
         if deleted:
             dst.remove()
+            _DELETED.append(dst.text)
             print(
                 f"daskpad: note: deleted the old {dst.text} before writing (an object store "
                 "has no rename: --overwrite is not atomic there)",
@@ -541,9 +553,16 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="KEY=VALUE",
         help="an option for the filesystem of a URL SRC or DST (repeatable; dots nest, "
-        "VALUE is read as JSON where it is JSON), e.g. endpoint_url=http://127.0.0.1:9000, "
-        "anon=true, client_kwargs.region_name=eu-west-1; credentials also come from the "
-        "usual environment variables (AWS_ACCESS_KEY_ID, ...)",
+        "VALUE is read as JSON where it is JSON: quote it, 'secret=\"12345\"', to keep "
+        "digits text), e.g. endpoint_url=http://127.0.0.1:9000, anon=true, "
+        "client_kwargs.region_name=eu-west-1; credentials also come from the usual "
+        "environment variables (AWS_ACCESS_KEY_ID, ...)",
+    )
+    parser.add_argument(
+        "--src-storage-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option for SRC's filesystem only (over --storage-option)",
     )
     g = parser.add_argument_group("padding")
     g.add_argument(
@@ -640,6 +659,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     out = pad.add_argument_group("output and execution")
     out.add_argument(
+        "--dst-storage-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option for DST's filesystem only (over --storage-option)",
+    )
+    out.add_argument(
         "--overwrite",
         action="store_true",
         help="replace DST if it is a zarr store. A local DST is replaced only once the new "
@@ -728,12 +753,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings(), _terminated_on_sigterm():
             warnings.showwarning = _show_warning
             return int(args.run(args))
-    except KeyboardInterrupt:
-        print("daskpad: interrupted; nothing was written to DST", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("daskpad: terminated (SIGTERM); nothing was written to DST", file=sys.stderr)
-        return 143
+    except (KeyboardInterrupt, Terminated) as e:
+        what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
+        old = "; the old DST had been deleted (--overwrite in an object store)" if _DELETED else ""
+        print(f"daskpad: {what}; nothing was written to DST{old}", file=sys.stderr)
+        return 143 if isinstance(e, Terminated) else 130
     except Exception as e:
         if args.debug:
             traceback.print_exc()

@@ -24,7 +24,7 @@ import pytest
 
 import daskpad
 from daskpad._cli_io import TESTING_HOOK_ENV
-from daskpad._stores import HeldRoot, locate, storage_options
+from daskpad._stores import INCOMPLETE, METADATA_DOCS, HeldRoot, locate, storage_options
 
 zarr = pytest.importorskip("zarr")
 xr = pytest.importorskip("xarray")
@@ -190,6 +190,45 @@ def test_held_root_opens_only_once_published(tmp_path, zarr_format):
     xr.testing.assert_identical(back.load(), ds.load())
 
 
+def test_held_root_holds_every_metadata_document(tmp_path):
+    from zarr.abc.store import OffsetByteRequest, RangeByteRequest, SuffixByteRequest
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.core.sync import sync
+    from zarr.storage import LocalStore
+
+    held = HeldRoot(LocalStore(tmp_path / "s.zarr"))
+    root = zarr.open_group(held, mode="w")
+    sub = root.create_group("sub")
+    sub.create_array("a", shape=(4,), chunks=(2,), dtype="i4")[...] = [1, 2, 3, 4]
+    root.create_array("empty", shape=(3,), chunks=(3,), dtype="f8")  # no chunk written
+    # neither the root, nor the group, nor the array opens from the store itself
+    on_disk = {p.name for p in (tmp_path / "s.zarr").rglob("*") if p.is_file()}
+    assert on_disk == {"0", "1"}  # the chunks of sub/a, and nothing else
+    for path in ("", "/sub", "/sub/a"):
+        with pytest.raises(FileNotFoundError):
+            zarr.open(str(tmp_path / "s.zarr") + path, mode="r")
+    # ... while the writer sees it all, listings included
+    assert sorted(zarr.open_group(held, mode="r").keys()) == ["empty", "sub"]
+    assert list(zarr.open_group(held, mode="r")["sub"].array_keys()) == ["a"]
+    proto = default_buffer_prototype()
+    whole = sync(held.get("zarr.json", proto)).to_bytes()
+    for request, part in [
+        (RangeByteRequest(2, 7), whole[2:7]),
+        (OffsetByteRequest(5), whole[5:]),
+        (SuffixByteRequest(4), whole[-4:]),
+    ]:
+        assert sync(held.get("zarr.json", proto, request)).to_bytes() == part
+    with pytest.raises(ValueError):  # a read-only view writes nothing, held or not
+        sync(held.with_read_only(True).set("zarr.json", proto.buffer.from_bytes(b"{}")))
+    held.publish()
+    assert zarr.open_array(str(tmp_path / "s.zarr") + "/sub/a", mode="r")[...].tolist() == [
+        1,
+        2,
+        3,
+        4,
+    ]
+
+
 def test_held_root_travels_with_the_store(tmp_path):
     import pickle
 
@@ -277,6 +316,8 @@ def test_refusals_in_object_stores(endpoint, bucket, s3):
     src = f"{bucket}/in.zarr"
     put_dataset(src, endpoint)
     s3.pipe(f"{bucket.removeprefix('s3://')}/notes/readme.txt", b"not a store")
+    if not s3.exists("daskpad-empty"):
+        s3.mkdir("daskpad-empty")
     before = keys(s3, bucket)
     cases = {
         "inside": (
@@ -291,12 +332,27 @@ def test_refusals_in_object_stores(endpoint, bucket, s3):
                      f"DST '{bucket}/notes' holds something that is not a zarr store"),
         "no bucket": (["s3://no-such-bucket-daskpad/out.zarr"],
                       "DST 's3://no-such-bucket-daskpad/out.zarr': 'no-such-bucket-daskpad' "
-                      "does not exist"),
+                      "does not exist or cannot be reached"),
+        "a bucket": (["s3://daskpad-empty/", "--overwrite"],
+                     "DST 's3://daskpad-empty/' is a bucket, not a store in it"),
+        "chained": ([f"simplecache::{bucket}/o.zarr"], f"DST 'simplecache::{bucket}/o.zarr': "
+                    "write to the store itself, not through a chain"),
     }  # fmt: skip
     for name, (dst_args, message) in cases.items():
         rc, _, err = run("pad", src, *dst_args, "--width", "lat=1", *so(endpoint))
         assert rc == 2, name
         assert err.startswith(f"daskpad: error: {message}"), (name, err)
+    # a chained SRC is where its innermost URL is: DST may not be it
+    rc, _, err = run("pad", f"simplecache::{src}", src, "--overwrite", "--width", "lat=1",
+                     *so(endpoint))  # fmt: skip
+    assert (rc, err.strip()) == (2, f"daskpad: error: DST '{src}' is SRC 'simplecache::{src}'; "
+                                 "daskpad never writes into its input")  # fmt: skip
+    # stores one level down are not a store: --overwrite does not delete them
+    put_dataset(f"{bucket}/stores/a.zarr", endpoint)
+    rc, _, err = run("pad", src, f"{bucket}/stores", "--overwrite", "--width", "lat=1",
+                     *so(endpoint))  # fmt: skip
+    assert rc == 2 and "holds something that is not a zarr store" in err
+    before = keys(s3, bucket)
     rc, _, err = run("info", f"{bucket}/missing.zarr", *so(endpoint))
     assert (rc, err.strip()) == (2, f"daskpad: error: SRC '{bucket}/missing.zarr' does not exist")
     rc, _, err = run("info", src, "--storage-option", "endpoint_url")
@@ -345,7 +401,7 @@ def test_a_failed_write_removes_what_it_wrote(endpoint, bucket, s3):
 
 
 def _start_slow(src: str, dst: str, endpoint: str, *extra: str) -> subprocess.Popen:
-    """A pad whose blocks each sleep, returned once chunks are in DST."""
+    """A pad whose blocks each sleep, returned once it writes chunks into DST."""
     import s3fs
 
     env = {**os.environ, **CREDENTIALS, TESTING_HOOK_ENV: "sleep:0.3"}
@@ -360,7 +416,8 @@ def _start_slow(src: str, dst: str, endpoint: str, *extra: str) -> subprocess.Po
     fs = s3fs.S3FileSystem(endpoint_url=endpoint, skip_instance_cache=True)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        if any(k.startswith(("t/c/", "t/0")) for k in keys(fs, dst)):
+        found = keys(fs, dst)
+        if INCOMPLETE in found and any(k.startswith(("t/c/", "t/0")) for k in found):
             return proc
         assert proc.poll() is None, proc.communicate()[1]
         time.sleep(0.1)
@@ -383,7 +440,8 @@ def test_a_store_in_the_making_never_opens(sig, endpoint, bucket, s3):
     ds = put_dataset(src, endpoint)
     proc = _start_slow(src, dst, endpoint)
     written = keys(s3, dst)
-    assert not set(written) & {"zarr.json", ".zgroup", ".zattrs", ".zmetadata"}, written
+    assert INCOMPLETE in written
+    assert not [k for k in written if k.rpartition("/")[2] in METADATA_DOCS], written
     with pytest.raises(FileNotFoundError):  # (zarr: GroupNotFoundError)
         xr.open_zarr(dst, storage_options=opts(endpoint))
     proc.send_signal(sig)
@@ -405,6 +463,22 @@ def test_a_store_in_the_making_never_opens(sig, endpoint, bucket, s3):
     np.testing.assert_array_equal(
         read(dst, endpoint).t.values, np.pad(ds.t.values, ((1, 1), (0, 0)), mode="edge")
     )
+
+
+@WRITES
+def test_a_stop_after_overwrite_says_the_old_store_is_gone(endpoint, bucket, s3):
+    src, dst = f"{bucket}/in.zarr", f"{bucket}/out.zarr"
+    put_dataset(src, endpoint)
+    put_dataset(dst, endpoint)
+    proc = _start_slow(src, dst, endpoint, "--overwrite")
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143
+    assert err.strip().splitlines()[-1] == (
+        "daskpad: terminated (SIGTERM); nothing was written to DST; the old DST had been "
+        "deleted (--overwrite in an object store)"
+    )
+    assert keys(s3, dst) == []
 
 
 @WRITES
