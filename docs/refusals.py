@@ -8,14 +8,20 @@ Run from the repository root::
 Each row is a real run of ``python -m daskpad`` against a small store made here; the
 script fails if a refusal does not exit with its status or prints more than one line, so
 the table cannot drift from what the command does. Paths are shown relative to the
-temporary directory the runs use.
+temporary directory the runs use. The object-store rows run against an S3-compatible
+server (moto's, on 127.0.0.1, reached through ``AWS_ENDPOINT_URL``) holding a bucket
+``bucket`` with a prefix ``notes/``; they are left out where moto and s3fs are missing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +78,53 @@ CASES: list[tuple[str, list[str], int]] = [
 ]  # fmt: skip
 
 
+# the same, in object storage (s3://bucket/..., see _s3)
+S3_CASES: list[tuple[str, list[str], int]] = [
+    ("DST a bucket, not a prefix in it",
+     ["pad", "src.zarr", "s3://bucket/", "--width", "lat=1", "--overwrite"], 2),
+    ("DST a chained URL", ["pad", "src.zarr", "simplecache::s3://bucket/out.zarr",
+                           "--width", "lat=1"], 2),
+    ("DST in a bucket that does not exist or cannot be reached",
+     ["pad", "src.zarr", "s3://no-such-bucket/out.zarr", "--width", "lat=1"], 2),
+    ("DST holding something that is not a zarr store",
+     ["pad", "src.zarr", "s3://bucket/notes", "--width", "lat=1", "--overwrite"], 2),
+    ("SRC in object storage that does not exist",
+     ["pad", "s3://bucket/missing.zarr", "out.zarr", "--width", "lat=1"], 2),
+]  # fmt: skip
+
+
+@contextlib.contextmanager
+def _s3() -> Iterator[dict[str, str] | None]:
+    """The environment reaching a moto server with ``s3://bucket/notes/todo.txt``, or
+    None where moto or s3fs is not installed."""
+    try:
+        import s3fs
+        from moto.server import ThreadedMotoServer
+    except ImportError:
+        yield None
+        return
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    env = {
+        **os.environ,
+        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+        "AWS_ACCESS_KEY_ID": "docs",
+        "AWS_SECRET_ACCESS_KEY": "docs",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+    fs = s3fs.S3FileSystem(
+        endpoint_url=env["AWS_ENDPOINT_URL"], key="docs", secret="docs", skip_instance_cache=True
+    )
+    fs.mkdir("bucket")
+    fs.pipe("bucket/notes/todo.txt", b"keep me")
+    try:
+        yield env
+    finally:
+        server.stop()
+
+
 def _setup(where: Path) -> None:
     rng = np.random.default_rng(0)
     ds = xr.Dataset(
@@ -87,13 +140,16 @@ def _setup(where: Path) -> None:
     (where / "notes" / "todo.txt").write_text("keep me")
 
 
-def _row(what: str, argv: list[str], status: int, where: Path) -> str:
+def _row(
+    what: str, argv: list[str], status: int, where: Path, env: dict[str, str] | None = None
+) -> str:
     run = subprocess.run(
         [sys.executable, "-m", "daskpad", *argv],
         capture_output=True,
         text=True,
         cwd=where,
         timeout=60,
+        env=env,
     )
     lines = run.stderr.strip().splitlines()
     if run.returncode != status or (argv and len(lines) != 1):
@@ -109,6 +165,9 @@ def main(out: Path) -> None:
         where = Path(tmp)
         _setup(where)
         rows = [_row(what, argv, status, where) for what, argv, status in CASES]
+        with _s3() as env:
+            if env is not None:
+                rows += [_row(what, argv, status, where, env) for what, argv, status in S3_CASES]
     text = [
         "# What the `daskpad` command refuses",
         "",
