@@ -184,12 +184,17 @@ def fresh_copy(x: da.Array) -> da.Array:
 BLOCK_INDEX = "pad-index"  # the name prefix of block_index's layers
 
 
-def block_index(n: int) -> da.Array:
-    """``arange(n)`` in chunks of one, block ``i`` holding ``i``: tells each task of a
-    blockwise pad side which chunk it computes. A lazy layer (dask's ``arange`` makes a
-    task per chunk up front, seconds for a side of a million chunks)."""
+def block_index(n: int) -> Any:
+    """A ``blockwise`` argument of ``n`` chunks of one that hands the task of chunk ``i``
+    the index ``i`` (as ``[i]`` or ``(i,)``): tells each task of a blockwise pad side which
+    chunk it computes. With classic graphs a lazy layer (dask's ``arange`` makes a task per
+    chunk up front, seconds for a side of a million chunks)."""
     if query_planning():
-        return da.arange(n, chunks=1)
+        # no task at all: blockwise passes each task its index (a root task per chunk, as
+        # with arange, makes dask's ordering slow for sides of thousands of chunks)
+        from dask.layers import ArrayBlockIdDep
+
+        return ArrayBlockIdDep(((1,) * n,))
     meta = np.empty((0,), dtype=np.intp)
     return _layer_array(
         BLOCK_INDEX,

@@ -103,7 +103,7 @@ def _blockwise_chunks(
             k.per_chunk,
             out,
             *args,
-            adjust_chunks={ndim: chunks},
+            new_axes={ndim: tuple(chunks)},  # one chunk per block of the index
             dtype=like.dtype,
             meta=meta_from_array(like._meta, ndim=ndim),
             token=kernel.__name__,

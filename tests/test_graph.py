@@ -6,10 +6,11 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from dask.core import get_dependencies
 from graphfacts import added_tasks, input_blocks_read
 
 import daskpad
-from daskpad._assemble import query_planning
+from daskpad._assemble import BLOCK_INDEX, query_planning
 from daskpad._modes import MODES
 
 N, C = 100, 10  # a 1-D array of 10 chunks of 10
@@ -291,3 +292,21 @@ def test_shared_partials_match_numpy_combined_in_one_task_or_by_a_tree(mode, bud
         assert "partials_along" in names
         assert ("pick" in names) == (budget == "2kB")
     np.testing.assert_allclose(y.compute(), np.pad(a, 3, mode), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "edge", "linear_ramp", "maximum"])
+def test_pad_sides_of_many_chunks_add_no_root_tasks(mode):
+    """Every task of a pad side depends on input blocks: the index telling a task which
+    chunk of its side it computes is passed in, not read from a root task of its own (under
+    query planning, thousands of roots made dask's ordering take seconds). Classic graphs
+    index through one lazy layer, culled to the chunks a computation needs."""
+    x = da.from_array(np.arange(20.0).reshape(4, 5), chunks=2)
+    with dask.config.set({"array.chunk-size": "4 kiB"}):
+        y = daskpad.pad(x, 500, mode)
+    graph = dict(y.__dask_graph__())
+    assert len(graph) > 1000  # sides of hundreds of chunks
+    roots = {key for key, task in graph.items() if not get_dependencies(graph, task=task)}
+    names = {key[0] if isinstance(key, tuple) else key for key in roots}
+    index = () if query_planning() else (f"{BLOCK_INDEX}-",)
+    strays = {n for n in names if n != x.name and not n.startswith(index)}
+    assert not strays
