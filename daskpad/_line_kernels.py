@@ -117,11 +117,15 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _bytes(a: Any) -> Any:
-    """``a``'s bytes as uint8, a view where the last axis is contiguous."""
+    """``a``'s bits as unsigned integers, the widest that divide its item size (comparing
+    uint32 or uint64 is several times faster than comparing uint8); a view where the last
+    axis is contiguous or the width is the item size."""
+    width = next(w for w in (8, 4, 2, 1) if a.dtype.itemsize % w == 0)
+    bits = np.dtype(f"u{width}")
     try:
-        return a.view(np.uint8)
-    except ValueError:
-        return np.ascontiguousarray(a).view(np.uint8)
+        return a.view(bits)
+    except ValueError:  # a view narrower than the items needs a contiguous last axis
+        return np.ascontiguousarray(a).view(bits)
 
 
 def function_pass(
@@ -158,7 +162,11 @@ def function_pass(
     return _changes(blocks, pasted, origin, axis, pad_width, function, kwargs)
 
 
-GROUP_BYTES = 4 * 2**20  # a pass that keeps only changes handles lines in groups this big
+# a pass that keeps only changes hands the function its lines in groups up to this big. A
+# stripe holds at most half of dask's chunk budget (64 MiB by default), so by default it is
+# one group, whose blocks are joined whole: copying and comparing column groups cut out of
+# the blocks instead took several times longer.
+GROUP_BYTES = 64 * 2**20
 
 
 def _changes(
