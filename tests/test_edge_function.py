@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import daskpad
-from daskpad.testing import chunkings, shapes
+from daskpad.strategies import chunkings, shapes
 
 
 def step_away(vector, iaxis_pad_width, iaxis, kwargs):

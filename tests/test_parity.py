@@ -1,12 +1,15 @@
 """numpy is the oracle: daskpad.pad must agree with numpy.pad on every input hypothesis draws.
 
-The strategies and the comparison live in :mod:`daskpad.testing`; how many examples each
-property gets comes from the hypothesis profile (``tests/conftest.py``). A failing example
+The strategies live in :mod:`daskpad.strategies`, the comparison in :mod:`daskpad.testing`;
+how many examples each property gets comes from the hypothesis profile
+(``tests/conftest.py``). A failing example
 prints as a runnable ``assert_pad_matches_numpy(...)`` call.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import dask
@@ -18,13 +21,8 @@ from hypothesis import strategies as st
 
 import daskpad
 from daskpad._modes import MODES, REFLECT_TYPES
-from daskpad.testing import (
-    CALLABLES,
-    DTYPES,
-    assert_pad_matches_numpy,
-    invalid_pad_cases,
-    pad_cases,
-)
+from daskpad.strategies import CALLABLES, invalid_pad_cases, pad_cases
+from daskpad.testing import DTYPES, assert_pad_matches_numpy
 
 pytestmark = pytest.mark.usefixtures("sync_scheduler")
 
@@ -322,3 +320,26 @@ def test_equal_values_compare_equal():
         np.array([complex(np.nan, 1), 2j]),
     ):
         assert_pad_matches_numpy(data, 1, 2, "edge")
+
+
+def test_the_comparison_needs_no_hypothesis():
+    """``daskpad.testing`` imports and compares with numpy and dask alone; the strategies
+    (and hypothesis) load when one is asked for by name."""
+    code = (
+        "import sys; sys.modules['hypothesis'] = None\n"
+        "import numpy as np\n"
+        "from daskpad.testing import assert_pad_matches_numpy, pad_with_constant\n"
+        "assert_pad_matches_numpy(np.arange(6.0).reshape(2, 3), 2, 3, 'symmetric')\n"
+        "assert_pad_matches_numpy(np.arange(4), 1, 2, pad_with_constant)\n"
+        "import daskpad.testing\n"
+        "try:\n"
+        "    daskpad.testing.pad_cases\n"
+        "except ImportError:\n"
+        "    print('strategies need hypothesis')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "strategies need hypothesis"
+    from daskpad import strategies, testing
+
+    assert testing.pad_cases is strategies.pad_cases

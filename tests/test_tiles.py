@@ -21,7 +21,8 @@ import daskpad
 from daskpad import _tiles
 from daskpad._assemble import query_planning
 from daskpad._modes import MODES
-from daskpad.testing import DTYPES, _interior, _widths_of, pad_cases
+from daskpad.strategies import pad_cases
+from daskpad.testing import DTYPES, _interior, _widths_of
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
