@@ -641,10 +641,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"daskpad {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    # --debug after the command too (not listed again; kept if given before it)
+    debug_after = argparse.ArgumentParser(add_help=False)
+    debug_after.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     pad = sub.add_parser(
         "pad",
+        parents=[debug_after],
         help="pad SRC into a new zarr store DST",
         description="Pad a zarr store or netCDF file SRC into a new zarr store DST, lazily and "
         "chunk by chunk. DST opens only once it is completely written (a local DST is renamed "
@@ -711,29 +717,23 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how long to wait for --scheduler to answer (default: 10)",
     )
-    pad.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
-    )
     pad.set_defaults(run=_pad)
 
     info = sub.add_parser(
         "info",
+        parents=[debug_after],
         help="describe SRC and what a padding would produce",
         description="Show SRC's dimensions, chunks and sizes and, given --width, the padded "
         "shapes, chunks and task counts, without computing anything.",
     )
     _padding_options(info)
-    info.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
-    )
     info.set_defaults(run=_info)
 
-    demo = sub.add_parser("demo", help="pad a small synthetic global dataset with a few modes")
-    demo.add_argument(
-        "dir", metavar="DIR", nargs="?", help="where to write (default: a new temporary directory)"
+    demo = sub.add_parser(
+        "demo", parents=[debug_after], help="pad a small synthetic global dataset with a few modes"
     )
     demo.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        "dir", metavar="DIR", nargs="?", help="where to write (default: a new temporary directory)"
     )
     demo.set_defaults(run=_demo)
     return parser
