@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,180 +30,31 @@ from dask.array.utils import meta_from_array
 from dask.base import tokenize
 
 from . import _kernels as k
+from ._dask import SparseLazyLayer, chunk_index, copy_of, lazy_array, query_planning, task
 
 Chunks = tuple[tuple[int, ...], ...]
 
 
-def query_planning() -> bool:
-    """Whether dask arrays are array-expr collections (``array.query-planning``)."""
-    try:
-        from dask.array import array_expr_enabled
-    except ImportError:  # older dask: classic graphs only
-        return False
-    return bool(array_expr_enabled())
-
-
-class LazyLayer(Mapping[Hashable, Any]):
-    """A graph layer over a block grid whose tasks are made on demand by ``make(index)``."""
-
-    def __init__(self, name: str, numblocks: Sequence[int], make: Callable[..., Any]):
-        self.name = name
-        self.numblocks = tuple(numblocks)
-        self.make = make
-
-    def __getitem__(self, key: Hashable) -> Any:
-        if not (
-            isinstance(key, tuple)
-            and len(key) == len(self.numblocks) + 1
-            and key[0] == self.name
-            and all(
-                isinstance(i, (int, np.integer)) and 0 <= i < n
-                for i, n in zip(key[1:], self.numblocks)
-            )
-        ):
-            raise KeyError(key)
-        return self.make(tuple(int(i) for i in key[1:]))
-
-    def __iter__(self) -> Iterator[Hashable]:
-        for index in itertools.product(*(range(n) for n in self.numblocks)):
-            yield (self.name, *index)
-
-    def __len__(self) -> int:
-        return int(np.prod(self.numblocks, dtype=np.int64))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # the task-making closure does not pickle; what it makes does (and anything that
-        # pickles a graph is about to materialise it anyway)
-        return (dict, (dict(self),))
-
-
-class SparseLazyLayer(Mapping[Hashable, Any]):
-    """A graph layer of keys ``(name, *ints)`` that ``keys()`` lists and ``make(ints)``
-    turns into tasks on demand (raising ``KeyError`` for any other)."""
-
-    def __init__(
-        self,
-        name: str,
-        make: Callable[[tuple[int, ...]], Any],
-        keys: Callable[[], Iterator[tuple[int, ...]]],
-    ):
-        self.name = name
-        self.make = make
-        self.keys_ = keys
-        self._listed: tuple[Hashable, ...] | None = None  # the keys, once asked for
-
-    def _keys(self) -> tuple[Hashable, ...]:
-        if self._listed is None:
-            self._listed = tuple((self.name, *index) for index in self.keys_())
-        return self._listed
-
-    def __getitem__(self, key: Hashable) -> Any:
-        if not (
-            isinstance(key, tuple)
-            and key[:1] == (self.name,)
-            and all(isinstance(i, (int, np.integer)) and i >= 0 for i in key[1:])
-        ):
-            raise KeyError(key)
-        return self.make(tuple(int(i) for i in key[1:]))
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self._keys())
-
-    def __len__(self) -> int:
-        return len(self._keys())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (dict, (dict(self),))
-
-
-def _layer_array(
-    prefix: str,
-    token: str,
-    chunks: Chunks,
-    make: Callable[[tuple[int, ...]], Any],
-    dependencies: Sequence[da.Array],
-    meta: Any,
-) -> da.Array:
-    """An array named ``prefix-token`` whose blocks are the tasks ``make(index)``, made on
-    demand (:class:`LazyLayer`); ``meta`` is its chunk type."""
-    from dask.highlevelgraph import HighLevelGraph
-
-    name = f"{prefix}-{token}"
-    layer = LazyLayer(name, [len(c) for c in chunks], make)
-    graph = HighLevelGraph.from_collections(
-        name,
-        layer,  # type: ignore[arg-type]  # a Mapping of keys to tasks, built on demand
-        dependencies=list(dependencies),  # type: ignore[arg-type]
-    )
-    return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
-
-
-def renamed(dsk: Mapping[Any, Any], suffix: str) -> tuple[dict[Hashable, Any], Any]:
-    """The graph ``dsk`` (any form dask accepts) with every key renamed by appending
-    ``suffix`` to its name, and the renaming function for keys."""
-    from dask._task_spec import convert_legacy_graph
-
-    graph = convert_legacy_graph(dict(dsk))
-    names: dict[str, str] = {}
-
-    def rename(key: Any) -> Any:
-        if isinstance(key, tuple):
-            return (rename(key[0]), *key[1:])
-        new = names.get(key)
-        if new is None:
-            new = names[key] = f"{key}-{suffix}"
-        return new
-
-    subs = {key: rename(key) for key in graph}
-    return {subs[key]: node.substitute(subs, key=subs[key]) for key, node in graph.items()}, rename
-
-
-COPY_MOST_BLOCKS = 10**5  # under query planning, larger inputs are read once, not copied
+COPY_MOST_BLOCKS = 10**5  # larger inputs are read once, not copied
 
 
 def fresh_copy(x: da.Array) -> da.Array:
     """``x`` computed again, under keys no other array uses: tasks that read the copy do not
-    keep ``x``'s blocks alive, at the cost of computing (reading) ``x`` a second time.
-    Under query planning the copy is a renamed, materialised graph, so an input of more
-    than ``COPY_MOST_BLOCKS`` blocks is returned as it is (read once, held longer)."""
-    if not query_planning():
-        from dask.graph_manipulation import clone
-
-        return clone(x)
+    keep ``x``'s blocks alive, at the cost of computing (reading) ``x`` a second time. The
+    copy is a renamed, materialised graph (:func:`daskpad._dask.copy_of`), so an input of
+    more than ``COPY_MOST_BLOCKS`` blocks is returned as it is (read once, held longer)."""
     if int(np.prod(x.numblocks, dtype=np.int64)) > COPY_MOST_BLOCKS:
         return x  # the renamed graph is materialised: too slow to build for so many blocks
-    from dask.array._array_expr._collection import from_graph
-    from dask.core import flatten
-
-    graph, rename = renamed(x.__dask_graph__(), f"copy-{tokenize(x.name)}")
-    keys = [rename(key) for key in flatten(x.__dask_keys__())]
-    meta = meta_from_array(x._meta, ndim=x.ndim)
-    return from_graph(graph, meta, x.chunks, keys, f"{x.name.split('-')[0]}-copy")
+    return copy_of(x, f"copy-{tokenize(x.name)}")
 
 
 BLOCK_INDEX = "pad-index"  # the name prefix of block_index's layers
 
 
 def block_index(n: int) -> Any:
-    """A ``blockwise`` argument of ``n`` chunks of one that hands the task of chunk ``i``
-    the index ``i`` (as ``[i]`` or ``(i,)``): tells each task of a blockwise pad side which
-    chunk it computes. With classic graphs a lazy layer (dask's ``arange`` makes a task per
-    chunk up front, seconds for a side of a million chunks)."""
-    if query_planning():
-        # no task at all: blockwise passes each task its index (a root task per chunk, as
-        # with arange, makes dask's ordering slow for sides of thousands of chunks)
-        from dask.layers import ArrayBlockIdDep
-
-        return ArrayBlockIdDep(((1,) * n,))
-    meta = np.empty((0,), dtype=np.intp)
-    return _layer_array(
-        BLOCK_INDEX,
-        tokenize(n),
-        ((1,) * n,),
-        lambda index: np.array(index[:1], dtype=np.intp),
-        [],
-        meta,
-    )
+    """A ``blockwise`` argument telling each task of a blockwise pad side which of its
+    ``n`` chunks it computes (:func:`daskpad._dask.chunk_index`)."""
+    return chunk_index(n, BLOCK_INDEX, tokenize(n))
 
 
 def blocks_from_nothing(
@@ -212,15 +63,13 @@ def blocks_from_nothing(
     """An array without inputs whose block at each index is
     ``kernel(shape=<that block's shape>, **kwargs)``, in one lazy layer (``map_blocks``
     builds a ``block_info`` for every block up front: seconds for a million blocks)."""
-    from dask._task_spec import Task
-
-    token = tokenize(chunks, kernel, meta, kwargs)
+    name = f"{prefix}-{tokenize(chunks, kernel, meta, kwargs)}"
 
     def make(index: tuple[int, ...]) -> Any:
         shape = tuple(c[i] for c, i in zip(chunks, index))
-        return Task((f"{prefix}-{token}", *index), kernel, shape=shape, **kwargs)
+        return task((name, *index), kernel, shape=shape, **kwargs)
 
-    return _layer_array(prefix, token, chunks, make, [], meta)
+    return lazy_array(name, chunks, make, [], meta)
 
 
 @dataclass(frozen=True)
@@ -339,7 +188,7 @@ class Grid:
 
         token = tokenize(self.x.name, [r.name for r in results.values()], axis, start, stop)
         some = next(iter(results.values()))
-        return _layer_array("pad-stat", token, chunks, make, list(results.values()), some._meta)
+        return lazy_array(f"pad-stat-{token}", chunks, make, list(results.values()), some._meta)
 
     def side_from_spans(
         self,
@@ -384,9 +233,8 @@ class Grid:
         token = tokenize(
             self.x.name, [_names(p) for p in padded], axis, chunks, offset, kernel, kwargs
         )
-        return _layer_array(
-            f"{kernel.__name__}-side", token, out_chunks, make, self._dependencies(), self.meta
-        )
+        name = f"{kernel.__name__}-side-{token}"
+        return lazy_array(name, out_chunks, make, self._dependencies(), self.meta)
 
     # -- growing the grid --------------------------------------------------------------
 
@@ -439,7 +287,7 @@ class Grid:
             return self._source(padded, grid_index)
 
         token = tokenize(self.x.name, [_names(p) for p in padded], axis, first, last)
-        return _layer_array("pad-slab", token, chunks, make, self._dependencies(), self.meta)
+        return lazy_array(f"pad-slab-{token}", chunks, make, self._dependencies(), self.meta)
 
     # -- the result ----------------------------------------------------------------------
 
@@ -452,9 +300,8 @@ class Grid:
         grid_chunks = tuple(self.chunks)
         token = tokenize(self.x.name, [_names(p) for p in padded], target)
         if target is None or target == grid_chunks:
-            return _layer_array(
-                "pad",
-                token,
+            return lazy_array(
+                f"pad-{token}",
                 grid_chunks,
                 lambda index: self._source(padded, index),
                 self._dependencies(),
@@ -504,8 +351,6 @@ def _regrid_array(
     one output block taking most of it has run, instead of waiting for every neighbour:
     writing a shifted grid row by row holds thin slivers of the previous row, not the row.
     """
-    from dask.highlevelgraph import HighLevelGraph
-
     pieces = [_Pieces(g, t) for g, t in zip(grid, target)]
     part_name = f"{name}-part"
 
@@ -561,15 +406,8 @@ def _regrid_array(
                 if not direct(t, g):
                     yield (*t, *g)
 
-    layer = LazyLayer(name, [len(c) for c in target], make)
     part_layer = SparseLazyLayer(part_name, make_part, part_keys)
-    deps = HighLevelGraph.merge(*(d.__dask_graph__() for d in dependencies))
-    below = {n for d in dependencies for n in d.__dask_layers__()}
-    graph = HighLevelGraph(
-        {**deps.layers, part_name: part_layer, name: layer},  # type: ignore[dict-item]
-        {**deps.dependencies, part_name: below, name: below | {part_name}},
-    )
-    return da.Array(graph, name, target, meta=meta_from_array(like._meta, ndim=like.ndim))
+    return lazy_array(name, target, make, dependencies, like._meta, {part_name: part_layer})
 
 
 def _nest(flat: list[Any], shape: list[int]) -> Any:

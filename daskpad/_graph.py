@@ -26,7 +26,7 @@ from dask.array.utils import meta_from_array
 
 from . import _kernels as k
 from . import _line_kernels as lk
-from ._assemble import Grid, block_index, blocks_from_nothing, query_planning, regrid
+from ._assemble import Grid, block_index, blocks_from_nothing, regrid
 from ._chunks import (
     AFTER,
     BEFORE,
@@ -37,6 +37,7 @@ from ._chunks import (
     output_chunks,
     pad_layout,
 )
+from ._dask import query_planning
 from ._modes import EdgeFunction
 from ._normalize import AxisPlan, PadPlan
 

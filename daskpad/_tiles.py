@@ -33,7 +33,16 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ._assemble import BLOCK_INDEX, renamed
+from ._assemble import BLOCK_INDEX
+from ._dask import (
+    key_values,
+    layer_dependencies,
+    layer_keys,
+    optimized_graph,
+    progress_callback,
+    renamed,
+    with_values,
+)
 from ._kernels import repeat_block
 
 Chunks = tuple[tuple[int, ...], ...]
@@ -286,21 +295,7 @@ class TileProgress:
 
     def callback(self) -> Any:
         """A dask callback drawing the bar as the current tile's tasks finish."""
-        from dask.callbacks import Callback
-
-        bar = self
-
-        class _Tasks(Callback):
-            def _start_state(self, dsk: Any, state: Mapping[str, Any]) -> None:
-                self.state = state
-
-            def _posttask(self, *args: Any) -> None:
-                s = self.state
-                done = len(s["finished"])
-                total = done + sum(len(s[k]) for k in ("ready", "waiting", "running"))
-                bar.draw(done / total if total else 1.0)
-
-        return _Tasks()
+        return progress_callback(self.draw)
 
     def tile_done(self) -> None:
         self.done_tiles += 1
@@ -383,14 +378,11 @@ def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
     """The graph that computes ``collections`` (optimised as ``dask.compute`` does) with
     every key renamed to one no other computation uses, and its output keys; its keys are
     recorded in :data:`submitted_keys`."""
-    from dask.base import collections_to_expr
-    from dask.core import flatten
-
-    expr = collections_to_expr(list(collections), optimize_graph=True).optimize()
-    graph, rename = renamed(expr.__dask_graph__(), uuid.uuid4().hex)
+    dsk, keys = optimized_graph(collections)
+    graph, rename = renamed(dsk, uuid.uuid4().hex)
     submitted_keys.clear()  # what a stopped run waits for (daskpad.cli)
     submitted_keys.update(graph)
-    return graph, [rename(key) for key in flatten(expr.__dask_keys__())]
+    return graph, [rename(key) for key in keys]
 
 
 def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False) -> list[Any]:
@@ -406,16 +398,14 @@ def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False
     (dask's array query planning), are returned as they are. ``progress``: one bar over
     the computations.
     """
-    from dask.highlevelgraph import HighLevelGraph
-
     out = list(arrays)
     pending: dict[int, set[str]] = {}
     for i, x in enumerate(out):
-        graph = x.__dask_graph__()
-        if isinstance(graph, HighLevelGraph):
+        layers = layer_dependencies(x)
+        if layers is not None:
             names = {
                 d
-                for name, deps in graph.dependencies.items()
+                for name, deps in layers.items()
                 if name.startswith(_REPEAT_LAYER)
                 for d in deps
                 if not d.startswith(_INDEX)
@@ -427,22 +417,22 @@ def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False
     per: dict[str, int] = {}
     computations = 0
     for i, names in pending.items():
-        graph = out[i].__dask_graph__()
         for name in names - set(per):
-            nkeys = len(graph.layers[name].get_output_keys())
+            nkeys = len(layer_keys(out[i], name))
             per[name] = max(1, budget * nkeys // max(out[i].nbytes, 1))
             computations += -(-nkeys // per[name])
     bar = TileProgress(computations, what="statistics") if progress and per else None
     settled: dict[str, Any] = {}  # statistic layer -> its values, as a layer
     while pending:
         for i, names in pending.items():
-            graph = out[i].__dask_graph__()
+            layers = layer_dependencies(out[i])
+            assert layers is not None
             for name in names:
-                if name in settled or _reads_any(graph, name, names - {name}):
+                if name in settled or _reads_any(layers, name, names - {name}):
                     continue
-                settled[name] = _settle_layer(graph, name, per[name], bar)
+                settled[name] = _settle_layer(out[i], name, per[name], bar)
         for i, names in list(pending.items()):
-            out[i] = _with_layers(out[i], {n: settled[n] for n in names if n in settled})
+            out[i] = with_values(out[i], {n: settled[n] for n in names if n in settled})
             pending[i] = names - set(settled)
             if not pending[i]:
                 del pending[i]
@@ -451,11 +441,12 @@ def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False
     return out
 
 
-def _reads_any(graph: Any, name: str, others: set[str]) -> bool:
-    """Whether layer ``name`` of ``graph`` depends, at any depth, on one of ``others``."""
+def _reads_any(layers: Mapping[str, set[str]], name: str, others: set[str]) -> bool:
+    """Whether layer ``name`` depends, at any depth, on one of ``others`` (``layers``: the
+    layers each layer reads)."""
     seen, stack = set(), [name]
     while stack:
-        for dep in graph.dependencies[stack.pop()]:
+        for dep in layers[stack.pop()]:
             if dep in others:
                 return True
             if dep not in seen:
@@ -464,34 +455,17 @@ def _reads_any(graph: Any, name: str, others: set[str]) -> bool:
     return False
 
 
-def _settle_layer(graph: Any, name: str, per: int, bar: TileProgress | None) -> Any:
-    """The values of layer ``name``, as a materialised layer, computed ``per`` keys at a
-    time."""
-    from dask.delayed import Delayed
-    from dask.highlevelgraph import MaterializedLayer
-
-    keys = sorted(graph.layers[name].get_output_keys(), key=str)
+def _settle_layer(x: Any, name: str, per: int, bar: TileProgress | None) -> dict[Any, Any]:
+    """The values of the keys of layer ``name`` of ``x``'s graph, computed ``per`` keys at
+    a time."""
+    keys = sorted(layer_keys(x, name), key=str)
     values: dict[Any, Any] = {}
     for start in range(0, len(keys), per):
         batch = keys[start : start + per]
         with _step(bar):
-            results = compute_apart([Delayed(key, graph, layer=name) for key in batch])
+            results = compute_apart(key_values(x, name, batch))
         values.update(zip(batch, results))
-    return MaterializedLayer(values)
-
-
-def _with_layers(x: Any, layers: Mapping[str, Any]) -> Any:
-    """``x`` with some layers of its graph replaced by materialised ones (no dependencies)."""
-    from dask.highlevelgraph import HighLevelGraph
-
-    if not layers:
-        return x
-    import dask.array as da
-
-    graph = x.__dask_graph__()
-    new = {**graph.layers, **layers}
-    needs = {name: set() if name in layers else set(d) for name, d in graph.dependencies.items()}
-    return da.Array(HighLevelGraph(new, needs), x.name, x.chunks, meta=x._meta)
+    return values
 
 
 # the layers of daskpad's graph that repeat a statistic into pad blocks (named after their

@@ -642,7 +642,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"daskpad {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     # --debug after the command too (not listed again; kept if given before it)
-    debug_after = argparse.ArgumentParser(add_help=False)
+    debug_after = _Parser(add_help=False)
     debug_after.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
     )

@@ -14,7 +14,6 @@ import pytest
 from graphfacts import input_blocks_read
 
 import daskpad
-from daskpad._assemble import query_planning
 from daskpad._chunks import (
     AFTER,
     BEFORE,
@@ -27,6 +26,7 @@ from daskpad._chunks import (
     pad_layout,
     thin_cuts,
 )
+from daskpad._dask import query_planning
 from daskpad._modes import MODES
 from daskpad.testing import assert_pad_matches_numpy
 

@@ -10,7 +10,8 @@ from dask.core import get_dependencies
 from graphfacts import added_tasks, input_blocks_read
 
 import daskpad
-from daskpad._assemble import BLOCK_INDEX, query_planning
+from daskpad._assemble import BLOCK_INDEX
+from daskpad._dask import query_planning
 from daskpad._modes import MODES
 
 N, C = 100, 10  # a 1-D array of 10 chunks of 10

@@ -17,7 +17,7 @@ from graphfacts import (
 )
 
 import daskpad
-from daskpad._assemble import query_planning
+from daskpad._dask import query_planning
 from daskpad._modes import MODES
 
 classic_only = pytest.mark.skipif(

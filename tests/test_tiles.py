@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import daskpad
 from daskpad import _tiles
-from daskpad._assemble import query_planning
+from daskpad._dask import query_planning
 from daskpad._modes import MODES
 from daskpad.strategies import pad_cases
 from daskpad.testing import DTYPES, _interior, _widths_of

@@ -1,0 +1,286 @@
+"""The one door to dask's internals.
+
+Everything daskpad needs from dask beyond its public collection API (``dask.array``'s
+functions, ``tokenize``, ``dask.config``) is a small primitive here: graph layers made on
+demand, tasks, renamed and copied graphs, the block index of a blockwise task, the layers
+of a classic graph, and the local scheduler's progress. Each primitive works with dask's
+classic graphs and with its array query planning (array-expr); a dask upgrade that moves an
+internal should touch this module only. ``tests/test_dask.py`` checks each primitive in
+both graph modes, and that no other module reaches past this door.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import Any
+
+import dask.array as da
+import numpy as np
+from dask.array.utils import meta_from_array
+
+Chunks = tuple[tuple[int, ...], ...]
+
+
+def query_planning() -> bool:
+    """Whether dask arrays are array-expr collections (``array.query-planning``)."""
+    try:
+        from dask.array import array_expr_enabled
+    except ImportError:  # older dask: classic graphs only
+        return False
+    return bool(array_expr_enabled())
+
+
+# --------------------------------------------------------------------------------------
+# graphs made on demand (classic graphs)
+# --------------------------------------------------------------------------------------
+
+
+class LazyLayer(Mapping[Hashable, Any]):
+    """A graph layer over a block grid whose tasks are made on demand by ``make(index)``."""
+
+    def __init__(self, name: str, numblocks: Sequence[int], make: Callable[..., Any]):
+        self.name = name
+        self.numblocks = tuple(numblocks)
+        self.make = make
+
+    def __getitem__(self, key: Hashable) -> Any:
+        if not (
+            isinstance(key, tuple)
+            and len(key) == len(self.numblocks) + 1
+            and key[0] == self.name
+            and all(
+                isinstance(i, (int, np.integer)) and 0 <= i < n
+                for i, n in zip(key[1:], self.numblocks)
+            )
+        ):
+            raise KeyError(key)
+        return self.make(tuple(int(i) for i in key[1:]))
+
+    def __iter__(self) -> Iterator[Hashable]:
+        for index in itertools.product(*(range(n) for n in self.numblocks)):
+            yield (self.name, *index)
+
+    def __len__(self) -> int:
+        return int(np.prod(self.numblocks, dtype=np.int64))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the task-making closure does not pickle; what it makes does (and anything that
+        # pickles a graph is about to materialise it anyway)
+        return (dict, (dict(self),))
+
+
+class SparseLazyLayer(Mapping[Hashable, Any]):
+    """A graph layer of keys ``(name, *ints)`` that ``keys()`` lists and ``make(ints)``
+    turns into tasks on demand (raising ``KeyError`` for any other)."""
+
+    def __init__(
+        self,
+        name: str,
+        make: Callable[[tuple[int, ...]], Any],
+        keys: Callable[[], Iterator[tuple[int, ...]]],
+    ):
+        self.name = name
+        self.make = make
+        self.keys_ = keys
+        self._listed: tuple[Hashable, ...] | None = None  # the keys, once asked for
+
+    def _keys(self) -> tuple[Hashable, ...]:
+        if self._listed is None:
+            self._listed = tuple((self.name, *index) for index in self.keys_())
+        return self._listed
+
+    def __getitem__(self, key: Hashable) -> Any:
+        if not (
+            isinstance(key, tuple)
+            and key[:1] == (self.name,)
+            and all(isinstance(i, (int, np.integer)) and i >= 0 for i in key[1:])
+        ):
+            raise KeyError(key)
+        return self.make(tuple(int(i) for i in key[1:]))
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (dict(self),))
+
+
+def lazy_array(
+    name: str,
+    chunks: Chunks,
+    make: Callable[[tuple[int, ...]], Any],
+    dependencies: Sequence[da.Array],
+    meta: Any,
+    below: Mapping[str, Mapping[Hashable, Any]] | None = None,
+) -> da.Array:
+    """A classic-graph array named ``name`` whose blocks are the tasks ``make(index)``,
+    made on demand (:class:`LazyLayer`), reading keys of ``dependencies`` and of the extra
+    layers ``below`` (which read ``dependencies`` too); ``meta`` is its chunk type."""
+    from dask.highlevelgraph import HighLevelGraph
+
+    layer = LazyLayer(name, [len(c) for c in chunks], make)
+    meta = meta_from_array(meta, ndim=len(chunks))
+    if not below:
+        graph = HighLevelGraph.from_collections(
+            name,
+            layer,  # type: ignore[arg-type]  # a Mapping of keys to tasks, built on demand
+            dependencies=list(dependencies),  # type: ignore[arg-type]
+        )
+        return da.Array(graph, name, chunks, meta=meta)
+    deps = HighLevelGraph.merge(*(d.__dask_graph__() for d in dependencies))
+    under = {n for d in dependencies for n in d.__dask_layers__()}
+    graph = HighLevelGraph(
+        {**deps.layers, **below, name: layer},  # type: ignore[dict-item]
+        {**deps.dependencies, **{n: under for n in below}, name: under | set(below)},
+    )
+    return da.Array(graph, name, chunks, meta=meta)
+
+
+def task(key: Hashable, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """The task computing ``func(*args, **kwargs)`` under ``key``, the arguments taken as
+    values (a task reading other keys is written as dask's tuple ``(func, key, ...)``)."""
+    from dask._task_spec import Task
+
+    return Task(key, func, *args, **kwargs)
+
+
+def chunk_index(n: int, name: str, token: str) -> Any:
+    """A ``blockwise`` argument of ``n`` chunks of one that hands the task of chunk ``i``
+    the index ``i`` (as ``[i]`` or ``(i,)``). Under query planning no task at all (a root
+    task per chunk, as with ``arange``, makes dask's ordering slow for thousands of
+    chunks); with classic graphs one lazy layer named ``name-token``, culled to the chunks
+    a computation needs (dask's ``arange`` makes a task per chunk up front)."""
+    if query_planning():
+        from dask.layers import ArrayBlockIdDep
+
+        return ArrayBlockIdDep(((1,) * n,))
+    return lazy_array(
+        f"{name}-{token}",
+        ((1,) * n,),
+        lambda index: np.array(index[:1], dtype=np.intp),
+        [],
+        np.empty((0,), dtype=np.intp),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# renamed graphs and copies
+# --------------------------------------------------------------------------------------
+
+
+def renamed(dsk: Mapping[Any, Any], suffix: str) -> tuple[dict[Hashable, Any], Any]:
+    """The graph ``dsk`` (any form dask accepts) with every key renamed by appending
+    ``suffix`` to its name, and the renaming function for keys."""
+    from dask._task_spec import convert_legacy_graph
+
+    graph = convert_legacy_graph(dict(dsk))
+    names: dict[str, str] = {}
+
+    def rename(key: Any) -> Any:
+        if isinstance(key, tuple):
+            return (rename(key[0]), *key[1:])
+        new = names.get(key)
+        if new is None:
+            new = names[key] = f"{key}-{suffix}"
+        return new
+
+    subs = {key: rename(key) for key in graph}
+    return {subs[key]: node.substitute(subs, key=subs[key]) for key, node in graph.items()}, rename
+
+
+def copy_of(x: da.Array, suffix: str) -> da.Array:
+    """``x`` computed again under keys no other array uses: its graph materialised, every
+    key renamed by ``suffix``. (dask's ``clone`` is lazy, but in dask 2026.8 its copies of
+    materialised layers keep the old keys inside their tasks, and a copy of
+    ``arange(...) + 1`` or of a rechunked array then fails in dask's optimiser.)"""
+    from dask.core import flatten
+
+    graph, rename = renamed(x.__dask_graph__(), suffix)
+    keys = [rename(key) for key in flatten(x.__dask_keys__())]
+    meta = meta_from_array(x._meta, ndim=x.ndim)
+    if query_planning():
+        from dask.array._array_expr._collection import from_graph
+
+        return from_graph(graph, meta, x.chunks, keys, f"{x.name.split('-')[0]}-copy")
+    from dask.highlevelgraph import HighLevelGraph
+
+    name = rename(x.name)
+    layered = HighLevelGraph.from_collections(name, graph, dependencies=[])  # type: ignore[arg-type]
+    return da.Array(layered, name, x.chunks, meta=meta)
+
+
+def optimized_graph(collections: Sequence[Any]) -> tuple[Mapping[Hashable, Any], list[Any]]:
+    """The graph computing ``collections``, optimised as ``dask.compute`` does, and the
+    keys of their results in order."""
+    from dask.base import collections_to_expr
+    from dask.core import flatten
+
+    expr = collections_to_expr(list(collections), optimize_graph=True).optimize()
+    return expr.__dask_graph__(), list(flatten(expr.__dask_keys__()))
+
+
+# --------------------------------------------------------------------------------------
+# the layers of a classic graph
+# --------------------------------------------------------------------------------------
+
+
+def layer_dependencies(x: Any) -> Mapping[str, set[str]] | None:
+    """Which layers each layer of ``x``'s graph reads, or None for a graph without layers
+    (query planning, or a plain mapping)."""
+    from dask.highlevelgraph import HighLevelGraph
+
+    graph = x.__dask_graph__()
+    return graph.dependencies if isinstance(graph, HighLevelGraph) else None
+
+
+def layer_keys(x: Any, name: str) -> list[Hashable]:
+    """The keys of layer ``name`` of ``x``'s (layered) graph."""
+    return list(x.__dask_graph__().layers[name].get_output_keys())
+
+
+def key_values(x: Any, name: str, keys: Sequence[Hashable]) -> list[Any]:
+    """Delayed objects computing ``keys`` of layer ``name`` of ``x``'s graph."""
+    from dask.delayed import Delayed
+
+    graph = x.__dask_graph__()
+    return [Delayed(key, graph, layer=name) for key in keys]
+
+
+def with_values(x: Any, layers: Mapping[str, Mapping[Hashable, Any]]) -> Any:
+    """``x`` with layers of its (layered) graph replaced by the given values of their keys
+    (layers then without dependencies)."""
+    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+
+    if not layers:
+        return x
+    graph = x.__dask_graph__()
+    new = {**graph.layers, **{n: MaterializedLayer(dict(v)) for n, v in layers.items()}}
+    needs = {name: set() if name in layers else set(d) for name, d in graph.dependencies.items()}
+    return da.Array(HighLevelGraph(new, needs), x.name, x.chunks, meta=x._meta)
+
+
+# --------------------------------------------------------------------------------------
+# the local scheduler
+# --------------------------------------------------------------------------------------
+
+
+def progress_callback(draw: Callable[[float], None]) -> Any:
+    """A callback of dask's local schedulers calling ``draw(fraction of tasks done)`` as
+    each task finishes (from the scheduler's state, which is not public)."""
+    from dask.callbacks import Callback
+
+    class _Tasks(Callback):
+        def _start_state(self, dsk: Any, state: Mapping[str, Any]) -> None:
+            self.state = state
+
+        def _posttask(self, *args: Any) -> None:
+            s = self.state
+            done = len(s["finished"])
+            total = done + sum(len(s[k]) for k in ("ready", "waiting", "running"))
+            draw(done / total if total else 1.0)
+
+    return _Tasks()

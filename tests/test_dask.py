@@ -1,0 +1,136 @@
+"""The door to dask's internals (daskpad._dask): each primitive in both of dask's graph
+modes (the suite runs under each), and no other module reaching past it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+import daskpad
+from daskpad import _dask
+
+PRIVATE = re.compile(
+    r"dask\._|dask\.highlevelgraph|dask\.layers|_array_expr|dask\.graph_manipulation|"
+    r"dask\.callbacks|dask\.delayed|dask\.core\b|collections_to_expr|convert_legacy_graph|"
+    r"HighLevelGraph|MaterializedLayer|_task_spec"
+)
+
+
+def test_only_the_door_uses_dask_internals():
+    package = Path(daskpad.__file__).parent
+    reaching = {
+        f"{path.name}:{n}: {line.strip()}"
+        for path in package.glob("*.py")
+        if path.name != "_dask.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if PRIVATE.search(line) and not line.lstrip().startswith("#")
+    }
+    assert not reaching
+
+
+classic_only = pytest.mark.skipif(
+    _dask.query_planning(),
+    reason="lazy layers are for classic graphs (daskpad builds "
+    "array-expr graphs from public expressions)",
+)
+
+
+@classic_only
+def test_lazy_array_makes_tasks_only_when_the_graph_is_read():
+    made = []
+
+    def make(index):
+        made.append(index)
+        return _dask.task(("lazy-a", *index), np.full, (2, 3), index[0] * 10 + index[1])
+
+    y = _dask.lazy_array("lazy-a", ((2, 2), (3, 3, 3)), make, [], np.empty((0, 0)))
+    assert y.chunks == ((2, 2), (3, 3, 3)) and not made
+    np.testing.assert_array_equal(y.blocks[1, 2].compute(), np.full((2, 3), 12))
+    assert (1, 2) in made
+
+
+@classic_only
+def test_lazy_array_reads_its_dependencies_and_layers_below():
+    x = da.arange(6, chunks=3)
+
+    below = {"below-b": _dask.LazyLayer("below-b", (2,), lambda i: (np.negative, (x.name, *i)))}
+    y = _dask.lazy_array(
+        "sum-b", ((3, 3),), lambda i: (np.add, ("below-b", *i), 1), [x], x._meta, below
+    )
+    np.testing.assert_array_equal(y.compute(), 1 - np.arange(6))
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_chunk_index_hands_each_task_its_chunk(n):
+    from daskpad._kernels import per_chunk
+
+    index = _dask.chunk_index(n, "index-test", str(n))
+    bounds = np.arange(n + 1) * 2
+    y = da.blockwise(
+        per_chunk, (0,), index, (0,), new_axes={0: (2,) * n}, dtype=int,
+        meta=np.empty((0,), int), kernel=lambda start, stop: np.arange(start, stop),
+        bounds=bounds, along=0,
+    )  # fmt: skip
+    np.testing.assert_array_equal(y.compute(), np.arange(2 * n))
+
+
+def test_renamed_graph_computes_the_same_under_new_keys():
+    x = da.arange(10, chunks=4) * 2
+    graph, rename = _dask.renamed(x.__dask_graph__(), "again")
+    keys = [rename(k) for k in dask.core.flatten(x.__dask_keys__())]
+    assert not set(graph) & set(dict(x.__dask_graph__()))
+    assert all(str(k[0]).endswith("-again") for k in keys)
+    got = dask.get(graph, keys)
+    np.testing.assert_array_equal(np.concatenate(got), np.arange(10) * 2)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: da.arange(10, chunks=4) + 1,  # (dask 2026.8's clone fails on these two)
+        lambda: (da.arange(12, chunks=3) * 2).rechunk(4),
+        lambda: da.from_array(np.arange(10), chunks=4) + 1,
+    ],
+)
+def test_a_copy_computes_the_same_under_keys_of_its_own(make):
+    x = make()
+    y = _dask.copy_of(x, "copy-test")
+    assert not set(dict(y.__dask_graph__())) & set(dict(x.__dask_graph__()))
+    np.testing.assert_array_equal(y.compute(), x.compute())
+    np.testing.assert_array_equal(da.concatenate([x, y]).compute(), np.tile(x.compute(), 2))
+
+
+def test_optimized_graph_gives_the_result_keys_in_order():
+    a, b = da.ones(4, chunks=2), da.arange(3, chunks=3)
+    graph, keys = _dask.optimized_graph([a, b])
+    assert len(keys) == 3
+    got = dask.get(dict(graph), keys)
+    np.testing.assert_array_equal(np.concatenate(got[:2]), np.ones(4))
+    np.testing.assert_array_equal(got[2], np.arange(3))
+
+
+def test_layers_of_a_classic_graph_are_read_and_replaced():
+    x = da.arange(6, chunks=3)
+    y = x + 1
+    layers = _dask.layer_dependencies(y)
+    if _dask.query_planning():
+        assert layers is None  # array-expr graphs have no layers to replace
+        return
+    assert layers[y.name] == {x.name}
+    keys = _dask.layer_keys(y, x.name)
+    assert sorted(keys) == [(x.name, 0), (x.name, 1)]
+    values = dict(zip(keys, dask.compute(*_dask.key_values(y, x.name, keys))))
+    z = _dask.with_values(y, {x.name: {k: v * 10 for k, v in values.items()}})
+    np.testing.assert_array_equal(z.compute(), np.arange(6) * 10 + 1)
+
+
+def test_progress_callback_draws_fractions_up_to_one():
+    drawn = []
+    with _dask.progress_callback(drawn.append):
+        (da.ones(10, chunks=2) + 1).sum().compute(scheduler="threads")
+    assert drawn and drawn[-1] == 1.0 and all(0 <= f <= 1 for f in drawn)
