@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import dask.array as da
@@ -233,11 +234,25 @@ def _fitting_encoding(encoding: Mapping[Any, Any], dtype_changed: bool) -> dict[
     return {k: v for k, v in encoding.items() if k not in drop}
 
 
+@dataclass(frozen=True, kw_only=True)
 class _Options:
-    """The mode and its options, resolved once per call, asked per variable."""
+    """The mode and its options, resolved once per call (:meth:`resolve`), asked per
+    variable."""
 
-    def __init__(
-        self,
+    mode: Any
+    compat: bool
+    reflect_type: Any
+    stat_length: Any
+    end_values: Any
+    constant_given: bool
+    #: constant_values per data variable, and for the others (per dimension, default)
+    constant_by_var: Mapping[Hashable, tuple[dict[Hashable, Pair], Pair | None]]
+    constant: tuple[dict[Hashable, Pair], Pair | None] | None
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
         sizes: Mapping[Hashable, int],
         data_names: set[Hashable],
         mode: Any,
@@ -246,23 +261,14 @@ class _Options:
         end_values: Any,
         reflect_type: Any,
         compat: bool,
-    ) -> None:
-        self.mode = mode
-        self.compat = compat
-        self.reflect_type = reflect_type
-        self.stat_length = (
-            None if stat_length is None else _per_dim(stat_length, "stat_length", sizes)
-        )
-        self.end_values = None if end_values is None else _per_dim(end_values, "end_values", sizes)
-        self.constant_given = constant_values is not None
-        # constant_values may also be given per data variable.
-        self.constant_by_var: dict[Hashable, tuple[dict[Hashable, Pair], Pair | None]] = {}
-        self.constant: tuple[dict[Hashable, Pair], Pair | None] | None = None
+    ) -> _Options:
+        by_var: dict[Hashable, tuple[dict[Hashable, Pair], Pair | None]] = {}
+        constant: tuple[dict[Hashable, Pair], Pair | None] | None = None
         if isinstance(constant_values, Mapping):
             by_dim = {k: v for k, v in constant_values.items() if k not in data_names}
             for name in constant_values:
                 if name in data_names:
-                    self.constant_by_var[name] = _per_dim(
+                    by_var[name] = _per_dim(
                         constant_values[name], f"constant_values[{name!r}]", sizes
                     )
             unknown = [k for k in by_dim if k not in sizes]
@@ -271,10 +277,24 @@ class _Options:
                     f"constant_values names {unknown!r}, which are neither data variables "
                     f"({sorted(map(str, data_names))}) nor dimensions ({tuple(sizes)!r})"
                 )
-            if by_dim or not self.constant_by_var:
-                self.constant = _per_dim(by_dim, "constant_values", sizes)
+            if by_dim or not by_var:
+                constant = _per_dim(by_dim, "constant_values", sizes)
         elif constant_values is not None:
-            self.constant = _per_dim(constant_values, "constant_values", sizes)
+            constant = _per_dim(constant_values, "constant_values", sizes)
+        if stat_length is not None:
+            stat_length = _per_dim(stat_length, "stat_length", sizes)
+        if end_values is not None:
+            end_values = _per_dim(end_values, "end_values", sizes)
+        return cls(
+            mode=mode,
+            compat=compat,
+            reflect_type=reflect_type,
+            stat_length=stat_length,
+            end_values=end_values,
+            constant_given=constant_values is not None,
+            constant_by_var=by_var,
+            constant=constant,
+        )
 
     def _constants(self, name: Hashable, dims: tuple[Hashable, ...]) -> list[Pair | None] | None:
         """Per-axis constants of a data variable; ``None`` entries take the default fill."""
@@ -612,15 +632,15 @@ def pad2(
     if not compat:
         # A zero width changes nothing, so it must not promote or touch anything.
         widths = {d: w for d, w in widths.items() if w != (0, 0)}
-    options = _Options(
-        ds.sizes,
-        set(ds.data_vars),
-        mode,
-        stat_length,
-        constant_values,
-        end_values,
-        reflect_type,
-        compat,
+    options = _Options.resolve(
+        sizes=ds.sizes,
+        data_names=set(ds.data_vars),
+        mode=mode,
+        stat_length=stat_length,
+        constant_values=constant_values,
+        end_values=end_values,
+        reflect_type=reflect_type,
+        compat=compat,
     )
     result = _pad_dataset(ds, widths, options, coords, keep, chunks)
 
