@@ -13,7 +13,6 @@ import os
 import secrets
 import shutil
 import sys
-import time
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -27,7 +26,6 @@ from ._stores import ZARR_MARKERS, Location, StoreError, locate, storage_options
 #: Set this environment variable to ``sleep:SECONDS`` or ``fail`` to make every block of
 #: the padded data sleep or raise while it is written. For daskpad's own tests of
 #: interrupted and failed writes only; it changes no value.
-TESTING_HOOK_ENV = "DASKPAD_TESTING_BLOCK_HOOK"
 
 # netCDF-3 ("CDF\x01", "CDF\x02", "CDF\x05") and netCDF-4/HDF5 signatures.
 _NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
@@ -392,28 +390,6 @@ def prepare_for_zarr(ds: Any, same_format: bool) -> Any:
     drop = _LAYOUT_KEYS + (() if same_format else _CODEC_KEYS)
     for var in out.variables.values():
         var.encoding = {k: v for k, v in var.encoding.items() if k not in drop}
-    return out
-
-
-def _testing_block_hook(block: np.ndarray, action: str) -> np.ndarray:
-    if action == "fail":
-        raise RuntimeError(f"{TESTING_HOOK_ENV}=fail: failing this block on purpose")
-    time.sleep(float(action.partition(":")[2]))
-    return block
-
-
-def apply_testing_hook(ds: Any) -> Any:
-    """Slow down or break every dask block when :data:`TESTING_HOOK_ENV` asks for it."""
-    action = os.environ.get(TESTING_HOOK_ENV)
-    if not action:
-        return ds
-    out = ds.copy(deep=False)
-    for name in out.data_vars:
-        data = out[name].data
-        if hasattr(data, "map_blocks"):
-            out[name].data = data.map_blocks(
-                _testing_block_hook, action, dtype=data.dtype, meta=data._meta
-            )
     return out
 
 

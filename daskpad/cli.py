@@ -28,7 +28,6 @@ from ._cli_io import (
     CliError,
     Widths,
     WriteFailed,
-    apply_testing_hook,
     check_destination,
     check_dims,
     commit,
@@ -199,7 +198,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
 
     fmt = _zarr_format(args, src, kind)
     same = kind == "zarr" and fmt == zarr_format_of(src)
-    out = apply_testing_hook(prepare_for_zarr(padded, same_format=same))
+    out = prepare_for_zarr(padded, same_format=same)
     client = _client(args)
     replacing = not dst.is_empty()  # (checked: only with --overwrite, and a zarr store)
     start = time.perf_counter()

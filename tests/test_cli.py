@@ -20,8 +20,8 @@ from pathlib import Path
 import dask
 import numpy as np
 import pytest
+from cli_launcher import COMMAND, HOOK_ENV, hooked
 
-from daskpad._cli_io import TESTING_HOOK_ENV
 from daskpad._modes import MODES
 
 zarr = pytest.importorskip("zarr")
@@ -109,7 +109,7 @@ def digest(path: Path) -> str:
 
 def daskpad(*args, env=None, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [*DASKPAD, *map(str, args)],
+        [*(COMMAND if hooked(env) else DASKPAD), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -120,7 +120,7 @@ def daskpad(*args, env=None, **kwargs) -> subprocess.CompletedProcess:
 
 def start(*args, env=None) -> subprocess.Popen:
     return subprocess.Popen(
-        [*DASKPAD, *map(str, args)],
+        [*(COMMAND if hooked(env) else DASKPAD), *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -538,7 +538,7 @@ def test_an_index_that_cannot_be_extended_can_be_dropped(tmp_path, sources):
 # Never lose data: overwrite, failure, interruption
 # --------------------------------------------------------------------------------------
 def _hook(value: str) -> dict[str, str]:
-    return {**os.environ, TESTING_HOOK_ENV: value}
+    return {**os.environ, HOOK_ENV: value}
 
 
 @WRITES
@@ -549,7 +549,7 @@ def test_overwrite_replaces_only_after_success(tmp_path, sources):
     assert failed.returncode == 1
     assert failed.stderr.strip().splitlines() == [
         "daskpad: error: writing DST failed, DST left as it was: RuntimeError: "
-        f"{TESTING_HOOK_ENV}=fail: failing this block on purpose (--debug shows the traceback)"
+        f"{HOOK_ENV}=fail: failing this block on purpose (--debug shows the traceback)"
     ]
     assert digest(dst) == old  # the old store is intact
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr"]  # temporary removed

@@ -21,9 +21,9 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from cli_launcher import COMMAND, HOOK_ENV, hooked
 
 import daskpad
-from daskpad._cli_io import TESTING_HOOK_ENV
 from daskpad._stores import INCOMPLETE, METADATA_DOCS, HeldRoot, locate, storage_options
 
 zarr = pytest.importorskip("zarr")
@@ -118,8 +118,9 @@ def run(*argv: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     through --storage-option."""
     env = {**os.environ, **CREDENTIALS, **(env or {})}
     env.pop("AWS_ENDPOINT_URL", None)
+    command = COMMAND if hooked(env) else DASKPAD
     proc = subprocess.run(
-        [*DASKPAD, *map(str, argv)], capture_output=True, text=True, timeout=240, env=env
+        [*command, *map(str, argv)], capture_output=True, text=True, timeout=240, env=env
     )
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -367,7 +368,7 @@ def test_refusals_in_object_stores(endpoint, bucket, s3):
 def test_a_failed_write_removes_what_it_wrote(endpoint, bucket, s3):
     src, dst = f"{bucket}/in.zarr", f"{bucket}/out.zarr"
     ds = put_dataset(src, endpoint)
-    fail = {TESTING_HOOK_ENV: "fail"}
+    fail = {HOOK_ENV: "fail"}
     for extra in ([], ["--memory", "2kB"]):  # in one computation, and tile by tile
         rc, _, err = run("pad", src, dst, "--width", "lat=1", *extra, *so(endpoint), env=fail)
         assert rc == 1
@@ -404,10 +405,10 @@ def _start_slow(src: str, dst: str, endpoint: str, *extra: str) -> subprocess.Po
     """A pad whose blocks each sleep, returned once it writes chunks into DST."""
     import s3fs
 
-    env = {**os.environ, **CREDENTIALS, TESTING_HOOK_ENV: "sleep:0.3"}
+    env = {**os.environ, **CREDENTIALS, HOOK_ENV: "sleep:0.3"}
     env.pop("AWS_ENDPOINT_URL", None)
     proc = subprocess.Popen(
-        [*DASKPAD, "pad", src, dst, "--width", "lat=1", "--mode", "edge", *so(endpoint), *extra],
+        [*COMMAND, "pad", src, dst, "--width", "lat=1", "--mode", "edge", *so(endpoint), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -1,0 +1,59 @@
+"""``daskpad`` as the installed command runs it, with faults the tests inject.
+
+    python tests/cli_launcher.py ARGS...
+
+With ``DASKPAD_TESTING_BLOCK_HOOK=fail`` in the environment every block of the data to
+write raises; with ``sleep:S`` every block sleeps S seconds first (a slow run to stop). The
+package is patched here, before ``daskpad.cli.main`` runs: the product has no test hooks.
+The hook is defined in ``__main__``, so a cluster's workers receive it by value.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HOOK_ENV = "DASKPAD_TESTING_BLOCK_HOOK"
+FAILURE = f"{HOOK_ENV}=fail: failing this block on purpose"
+#: the argv prefix that runs this launcher
+COMMAND = [sys.executable, str(Path(__file__).resolve())]
+
+
+def hooked(env: dict[str, str] | None) -> bool:
+    """Whether ``env`` asks for a hook (then the launcher must run the command)."""
+    return bool(env and env.get(HOOK_ENV))
+
+
+def _block(block: Any, action: str) -> Any:
+    if action == "fail":
+        raise RuntimeError(FAILURE)
+    time.sleep(float(action.partition(":")[2]))
+    return block
+
+
+def _with_hook(prepare: Any, action: str) -> Any:
+    def prepared(ds: Any, *args: Any, **kwargs: Any) -> Any:
+        out = prepare(ds, *args, **kwargs)
+        for name in out.data_vars:
+            data = out[name].data
+            if hasattr(data, "map_blocks"):
+                out[name].data = data.map_blocks(_block, action, dtype=data.dtype, meta=data._meta)
+        return out
+
+    return prepared
+
+
+def main() -> int:
+    import daskpad.cli
+
+    action = os.environ.get(HOOK_ENV)
+    if action:
+        daskpad.cli.prepare_for_zarr = _with_hook(daskpad.cli.prepare_for_zarr, action)
+    return daskpad.cli.main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
