@@ -7,7 +7,7 @@ Everything that decides how big the blocks of a padded array are lives here:
   ``"regular"``, ``"even"`` and dask's own forms);
 - :func:`check_block_count`, the limit on how many blocks a pad may build.
 
-The rule for a pad side, worked through in README ("Output chunks"):
+The rule for a pad side, worked through in docs/chunks.md:
 
 1. Start from the axis's *largest* input chunk, never from the chunk at the edge (a last
    chunk of one element is common: 721 latitudes in chunks of 360).

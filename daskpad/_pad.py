@@ -43,7 +43,7 @@ def pad(
         The output chunks. ``None`` (default) keeps every interior chunk as it is and cuts
         each pad region into chunks of the axis's largest input chunk (the remainder
         outermost), never larger than dask's ``array.chunk-size`` and grown towards it where
-        such blocks would be far below it (see README, "Output chunks"). ``"merge"`` joins
+        such blocks would be far below it (see docs/chunks.md). ``"merge"`` joins
         the thin outermost pad chunk of each side to its neighbour (the edge chunk, when
         the pad is narrower than it). ``"regular"`` gives each axis chunks the size of the
         input's largest chunk along it, all equal but the last, as zarr requires.

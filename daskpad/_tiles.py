@@ -3,15 +3,16 @@
 An output grid shifted by a pad (``chunks="regular"`` or ``"even"``) is assembled from the
 tail of one input block and the head of the next. Written in one computation, dask's
 ordering lets input blocks wait for neighbours it takes much later; the threaded scheduler
-then holds some rows of input blocks at once, so memory grows with the grid's side (see the
-README, "Storing a bigger grid"). Here the command writes the dask-backed variables one tile
-of output blocks at a time, each tile its own computation of a zarr region: whatever dask's
-order inside a tile, it holds at most the input blocks the tile reads. Along a padded
-dimension a tile also reads the input block before (or after) it, so the input blocks at
-tile edges are read twice; tiles are made as large as the memory budget allows. The
-statistics a pad repeats are computed before the tiles (:func:`settle_statistics`), so a
-statistic of the whole axis is read once, not by every tile at an edge. On a distributed
-cluster every computation has keys of its own (:func:`fresh_keys`).
+then holds some rows of input blocks at once, so memory grows with the grid's side (see
+docs/performance.md, "Storing a bigger grid"). Here the command writes the dask-backed
+variables one tile of output blocks at a time, each tile its own computation of a zarr
+region: whatever dask's order inside a tile, it holds at most the input blocks the tile
+reads. Along a padded dimension a tile also reads the input block before (or after) it, so
+the input blocks at tile edges are read twice; tiles are made as large as the memory budget
+allows. The statistics a pad repeats are computed before the tiles
+(:func:`settle_statistics`), so a statistic of the whole axis is read once, not by every
+tile at an edge. On a distributed cluster every computation has keys of its own
+(:func:`fresh_keys`).
 
 Nothing here pads: :mod:`daskpad.cli` calls :func:`write_tiled` with the padded dataset,
 and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask array.
