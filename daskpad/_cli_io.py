@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ._coords import LAYOUT_ENCODING
 from ._stores import ZARR_MARKERS, Location, StoreError, locate, storage_options
 
 #: Set this environment variable to ``sleep:SECONDS`` or ``fail`` to make every block of
@@ -29,8 +30,6 @@ from ._stores import ZARR_MARKERS, Location, StoreError, locate, storage_options
 
 # netCDF-3 ("CDF\x01", "CDF\x02", "CDF\x05") and netCDF-4/HDF5 signatures.
 _NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
-# Encoding keys that describe the input's storage layout; the output's comes from its chunks.
-_LAYOUT_KEYS = ("chunks", "preferred_chunks", "shards", "chunksizes", "contiguous")
 # Encoding keys that belong to one zarr format's codec pipeline.
 _CODEC_KEYS = ("compressor", "compressors", "filters", "serializer", "fill_value", "_FillValue")
 
@@ -387,7 +386,7 @@ def prepare_for_zarr(ds: Any, same_format: bool) -> Any:
     """A shallow copy whose encodings let the dask chunks set the zarr chunks, and drop the
     codec settings of another zarr format."""
     out = ds.copy(deep=False)
-    drop = _LAYOUT_KEYS + (() if same_format else _CODEC_KEYS)
+    drop = LAYOUT_ENCODING + (() if same_format else _CODEC_KEYS)  # the output's from its chunks
     for var in out.variables.values():
         var.encoding = {k: v for k, v in var.encoding.items() if k not in drop}
     return out

@@ -51,6 +51,7 @@ from ._cli_io import (
     temporary_sibling,
     zarr_format_of,
 )
+from ._coords import COORDS_POLICIES
 from ._modes import MODES
 from ._stores import Location, locate, written_in_place
 from ._tiles import Plan, consolidate, default_memory, own_threads, write_tiled
@@ -63,7 +64,6 @@ _MODE_OPTIONS = {
     "stat_length": ("--stat-length", "stat_length"),
     "reflect_type": ("--reflect-type", "reflect_type"),
 }
-_COORDS_POLICIES = ("extend", "drop", "xarray")  # daskpad.xarray.COORDS_POLICIES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -598,7 +598,7 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--coords",
         default="extend",
-        choices=_COORDS_POLICIES,
+        choices=COORDS_POLICIES,
         help="index coordinates of padded dimensions: extend their spacing (default), drop "
         "them, or pad them as xarray's Dataset.pad does",
     )

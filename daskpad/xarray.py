@@ -42,7 +42,6 @@ Rules, in brief (the docstring of :func:`pad2` has the details):
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -52,21 +51,20 @@ import numpy as np
 import xarray as xr
 from xarray.indexes import Index, PandasIndex, PandasMultiIndex
 
+from ._coords import (
+    COORDS_POLICIES,
+    LAYOUT_ENCODING,
+    SHAPE_ENCODING,
+    CoordsPolicy,
+    cannot_extend,
+    extend_labels,
+)
+from ._labelled import Pair, normalize_widths, per_dim
 from ._modes import MODES, REFLECT_TYPES
 
 __all__ = ["COORDS_POLICIES", "Pad2Accessor", "pad2", "to_zarr"]
 
 T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
-CoordsPolicy = Literal["extend", "drop", "xarray"]
-
-#: The values ``coords=`` accepts.
-COORDS_POLICIES: tuple[str, ...] = ("extend", "drop", "xarray")
-
-# Encoding keys that describe the storage layout of the *unpadded* variable. Left in place
-# they make to_zarr refuse the result ("chunks would overlap multiple dask chunks") or
-# to_netcdf write the wrong shape.
-_LAYOUT_ENCODING = ("chunks", "preferred_chunks", "shards", "chunksizes", "contiguous")
-_SHAPE_ENCODING = ("original_shape",)
 
 # The keyword arguments of xarray's .pad that depend on the mode.
 _MODE_KWARGS = ("stat_length", "constant_values", "end_values", "reflect_type")
@@ -74,93 +72,10 @@ _MODE_KWARGS = ("stat_length", "constant_values", "end_values", "reflect_type")
 # A name no user variable has: DataArrays are padded as a one-variable Dataset.
 _THIS_ARRAY = "<daskpad-this-array>"
 
-Pair = tuple[Any, Any]
-
 
 # --------------------------------------------------------------------------------------
-# The door: user arguments -> per-dimension pairs
+# The mode's keyword arguments
 # --------------------------------------------------------------------------------------
-def _normalize_widths(
-    pad_width: Any, pad_width_kwargs: Mapping[Any, Any], sizes: Mapping[Hashable, int]
-) -> dict[Hashable, tuple[int, int]]:
-    """``pad_width`` or ``**pad_width_kwargs`` -> ``{dim: (before, after)}`` of Python ints."""
-    if pad_width is not None and pad_width_kwargs:
-        raise ValueError(
-            "pad2 takes widths either as a mapping or as keyword arguments, not both; got "
-            f"pad_width={pad_width!r} and {dict(pad_width_kwargs)!r}. Merge them into one "
-            "mapping, e.g. pad2({'x': 1, 'y': (0, 2)})"
-        )
-    if pad_width is None:
-        pad_width = pad_width_kwargs
-    if not isinstance(pad_width, Mapping):
-        raise TypeError(
-            "pad2 takes widths per dimension name, as a mapping {dim: width} or as keyword "
-            f"arguments dim=width; got pad_width={pad_width!r}"
-        )
-    _check_dims("pad_width", pad_width, sizes)
-    widths = {}
-    for dim, width in pad_width.items():
-        pair = _pair(width, f"pad_width[{dim!r}]")
-        for w in pair:
-            if isinstance(w, bool) or not isinstance(w, numbers.Integral):
-                raise TypeError(
-                    f"`pad_width` must be of integral type.; pad_width[{dim!r}] is {width!r}; "
-                    "give an int or a (before, after) pair of ints"
-                )
-            if w < 0:
-                raise ValueError(
-                    f"index can't contain negative values: pad_width[{dim!r}] must be >= 0, "
-                    f"got {width!r}"
-                )
-        widths[dim] = (int(pair[0]), int(pair[1]))
-    return widths
-
-
-def _check_dims(arg: str, mapping: Mapping[Any, Any], sizes: Mapping[Hashable, int]) -> None:
-    unknown = [k for k in mapping if k not in sizes]
-    if unknown:
-        raise ValueError(
-            f"{arg} names dimension(s) {unknown!r} that do not exist; the object has "
-            f"dimensions {tuple(sizes)!r}"
-        )
-
-
-def _pair(value: Any, arg: str) -> Pair:
-    """One dimension's option -> ``(before, after)``.
-
-    Accepts ``v``, ``(v,)``, ``(b, a)`` and ``((b, a),)``.
-    """
-    if isinstance(value, np.ndarray):
-        value = value.tolist() if value.ndim else value[()]
-    if isinstance(value, (tuple, list)):
-        if len(value) == 1 and isinstance(value[0], (tuple, list)):
-            value = value[0]
-        if len(value) == 1:
-            return (value[0], value[0])
-        if len(value) == 2 and not any(isinstance(v, (tuple, list)) for v in value):
-            return (value[0], value[1])
-        raise ValueError(
-            f"{arg} must be a value, a (before, after) pair or a mapping {{dim: value or "
-            f"(before, after)}}; got {value!r}. pad2 takes per-dimension values by name, "
-            "not one pair per axis"
-        )
-    return (value, value)
-
-
-def _per_dim(
-    value: Any, arg: str, sizes: Mapping[Hashable, int]
-) -> tuple[dict[Hashable, Pair], Pair | None]:
-    """An option given for all dimensions or per dimension -> ``({dim: pair}, default)``.
-
-    ``default`` applies to the dimensions the mapping does not name; it is ``None`` when the
-    option was given as a mapping (the caller decides what a missing dimension gets).
-    """
-    if isinstance(value, Mapping):
-        _check_dims(arg, value, sizes)
-        return {d: _pair(v, f"{arg}[{d!r}]") for d, v in value.items()}, None
-    return {}, _pair(value, arg)
-
-
 def _check_mode(mode: Any, given: Mapping[str, Any]) -> None:
     """The keyword arguments that were given must fit the mode, as numpy.pad requires."""
     if callable(mode):
@@ -228,7 +143,7 @@ def _pad_data(
 
 
 def _fitting_encoding(encoding: Mapping[Any, Any], dtype_changed: bool) -> dict[Any, Any]:
-    drop = set(_LAYOUT_ENCODING + _SHAPE_ENCODING)
+    drop = set(LAYOUT_ENCODING + SHAPE_ENCODING)
     if dtype_changed:
         drop.add("dtype")
     return {k: v for k, v in encoding.items() if k not in drop}
@@ -268,7 +183,7 @@ class _Options:
             by_dim = {k: v for k, v in constant_values.items() if k not in data_names}
             for name in constant_values:
                 if name in data_names:
-                    by_var[name] = _per_dim(
+                    by_var[name] = per_dim(
                         constant_values[name], f"constant_values[{name!r}]", sizes
                     )
             unknown = [k for k in by_dim if k not in sizes]
@@ -278,13 +193,13 @@ class _Options:
                     f"({sorted(map(str, data_names))}) nor dimensions ({tuple(sizes)!r})"
                 )
             if by_dim or not by_var:
-                constant = _per_dim(by_dim, "constant_values", sizes)
+                constant = per_dim(by_dim, "constant_values", sizes)
         elif constant_values is not None:
-            constant = _per_dim(constant_values, "constant_values", sizes)
+            constant = per_dim(constant_values, "constant_values", sizes)
         if stat_length is not None:
-            stat_length = _per_dim(stat_length, "stat_length", sizes)
+            stat_length = per_dim(stat_length, "stat_length", sizes)
         if end_values is not None:
-            end_values = _per_dim(end_values, "end_values", sizes)
+            end_values = per_dim(end_values, "end_values", sizes)
         return cls(
             mode=mode,
             compat=compat,
@@ -384,90 +299,6 @@ class _Options:
             attrs=var.attrs if keep_attrs else None,
             encoding=_fitting_encoding(var.encoding, dtype != var.dtype),
         )
-
-
-# --------------------------------------------------------------------------------------
-# Index coordinates
-# --------------------------------------------------------------------------------------
-def _cannot_extend(name: Hashable, dim: Hashable, why: str) -> ValueError:
-    return ValueError(
-        f"cannot extend the index coordinate {name!r} of padded dimension {dim!r}: {why}. "
-        "coords='extend' continues an index with its edge spacing, which needs at least two "
-        "strictly monotonic numbers, datetimes or timedeltas. Use coords='drop' to remove "
-        "the index coordinate, or coords='xarray' for xarray's own rule (labels padded "
-        "like data, which can repeat them)"
-    )
-
-
-def _extend_labels(
-    values: np.ndarray, before: int, after: int, name: Hashable, dim: Hashable
-) -> np.ndarray:
-    """Continue a strictly monotonic 1-D index by ``before``/``after`` steps of its edge spacing.
-
-    >>> _extend_labels(np.array([0, 1, 2]), 2, 2, "x", "x")
-    array([-2, -1,  0,  1,  2,  3,  4])
-    >>> _extend_labels(np.array([1.0, 0.5, 0.25]), 1, 2, "x", "x")
-    array([ 1.5 ,  1.  ,  0.5 ,  0.25,  0.  , -0.25])
-    """
-    kind = values.dtype.kind
-    if kind not in "iufmM":
-        raise _cannot_extend(name, dim, f"its labels have dtype {values.dtype}")
-    if values.size < 2:
-        raise _cannot_extend(name, dim, f"it holds {values.size} value(s), so no spacing")
-    if kind in "mM" and np.isnat(values).any():
-        raise _cannot_extend(name, dim, "it contains NaT")
-    ascending = bool(values[1] > values[0])
-    if not _strictly_monotonic(values, ascending):
-        raise _cannot_extend(name, dim, "it is not strictly monotonic")
-    overflow = _cannot_extend(
-        name,
-        dim,
-        f"continued by its edge spacing, its labels overflow or round to equal values in "
-        f"{values.dtype} (edge labels {values[0]!r} and {values[-1]!r})",
-    )
-    if kind in "iumM":
-        # Python ints: exact whatever the spacing. Times are int64 counts of their unit.
-        ints = values.view(np.int64) if kind in "mM" else values
-        v0, v1, w1, w0 = (int(ints[i]) for i in (0, 1, -2, -1))
-        lead = [v0 - k * (v1 - v0) for k in range(before, 0, -1)]
-        tail = [w0 + k * (w0 - w1) for k in range(1, after + 1)]
-        ends = lead + tail
-        dtype = values.dtype
-        if ends and kind in "mM":
-            # int64's lowest value is NaT
-            if not -(2**63) < min(ends) <= max(ends) < 2**63:
-                raise overflow
-            new = np.array(ends, dtype=np.int64).view(dtype)
-        elif ends:
-            lo, hi = min(ends), max(ends)
-            dtype = np.result_type(dtype, np.min_scalar_type(lo), np.min_scalar_type(hi))
-            if dtype.kind not in "iu":
-                raise _cannot_extend(
-                    name, dim, f"the new labels run from {lo} to {hi}, beyond 64-bit integers"
-                )
-            new = np.array(ends, dtype=dtype)
-        else:
-            new = values[:0]
-        return np.concatenate([new[: len(lead)], values.astype(dtype), new[len(lead) :]])
-    first, last = values[1] - values[0], values[-1] - values[-2]
-    k_before = np.arange(before, 0, -1)
-    k_after = np.arange(1, after + 1)
-    with np.errstate(over="ignore", invalid="ignore"):  # checked below
-        lead_arr = values[0] - k_before * first
-        tail_arr = values[-1] + k_after * last
-    out = np.concatenate([lead_arr, values, tail_arr]).astype(values.dtype, copy=False)
-    if not _strictly_monotonic(out, ascending):
-        raise overflow
-    return out
-
-
-def _strictly_monotonic(values: np.ndarray, ascending: bool) -> bool:
-    """No NaN or inf, and strictly increasing (or decreasing); compared, not subtracted, so
-    that nothing overflows."""
-    if values.dtype.kind == "f" and not np.isfinite(values).all():
-        return False
-    later, earlier = values[1:], values[:-1]
-    return bool((later > earlier).all() if ascending else (later < earlier).all())
 
 
 # --------------------------------------------------------------------------------------
@@ -627,7 +458,7 @@ def pad2(
     else:
         ds = obj
 
-    widths = _normalize_widths(pad_width, pad_width_kwargs, ds.sizes)
+    widths = normalize_widths(pad_width, pad_width_kwargs, ds.sizes)
     compat = coords == "xarray"
     if not compat:
         # A zero width changes nothing, so it must not promote or touch anything.
@@ -687,9 +518,9 @@ def _pad_dataset(
             old = xindexes[name]
             dim = next(d for d in var.dims if d in padded_dims)
             if isinstance(old, PandasMultiIndex) or not isinstance(old, PandasIndex):
-                raise _cannot_extend(name, dim, f"its index is a {type(old).__name__}")
+                raise cannot_extend(name, dim, f"its index is a {type(old).__name__}")
             before, after = widths[dim]
-            labels = _extend_labels(np.asarray(var.values), before, after, name, dim)
+            labels = extend_labels(np.asarray(var.values), before, after, name, dim)
             new = xr.Variable(
                 (dim,),
                 labels,
