@@ -8,7 +8,7 @@ Adding a mode means adding a row here and, if no existing builder fits, one buil
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -67,6 +67,33 @@ MODES: MappingProxyType[str, Mode] = MappingProxyType({m.name: m for m in _TABLE
 #: The values ``reflect_type`` may take (numpy documents these two and silently treats
 #: anything else as ``"even"``; daskpad refuses anything else).
 REFLECT_TYPES = ("even", "odd")
+
+
+def modes_taking(kwargs: Iterable[str]) -> list[str]:
+    """The modes that take every keyword argument in ``kwargs``."""
+    wanted = set(kwargs)
+    return [name for name, spec in MODES.items() if wanted <= set(spec.kwargs)]
+
+
+def check_kwargs(mode: str, given: Mapping[str, Any]) -> Mode:
+    """The one rule for a mode's keyword arguments, which ``daskpad.pad``, ``pad2`` and the
+    command all ask: each given one must be one the mode takes (``numpy.pad`` refuses the
+    others with ``ValueError``), and ``reflect_type`` must be ``"even"`` or ``"odd"``
+    (numpy silently treats any other value as ``"even"``; a typo should not pass
+    unnoticed). Returns the mode; ``mode`` must be one of :data:`MODES`."""
+    spec = MODES[mode]
+    unsupported = sorted(set(given) - set(spec.kwargs))
+    if unsupported:
+        fit = modes_taking(unsupported)
+        hint = f"; they fit mode(s) {fit}" if fit else ""
+        raise ValueError(
+            f"unsupported keyword arguments for mode '{mode}': {unsupported}; "
+            f"mode '{mode}' takes: {', '.join(spec.kwargs) or 'none'}{hint}"
+        )
+    reflect_type = given.get("reflect_type", "even")
+    if "reflect_type" in spec.kwargs and reflect_type not in REFLECT_TYPES:
+        raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    return spec
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._modes import MODES, REFLECT_TYPES, EdgeFunction, Mode
+from ._modes import MODES, EdgeFunction, Mode, check_kwargs
 
 
 class PadWidthValueError(TypeError, AssertionError):
@@ -241,17 +241,8 @@ def normalize(
         ) from None
     except TypeError as exc:
         raise _reraise(exc, f"mode must be a string or a function, got {mode!r}") from None
-    unsupported = set(kwargs) - set(spec.kwargs)
-    if unsupported:
-        allowed = ", ".join(spec.kwargs) if spec.kwargs else "none"
-        raise ValueError(
-            f"unsupported keyword arguments for mode '{mode}': {unsupported}; "
-            f"mode '{mode}' takes: {allowed}"
-        )
+    check_kwargs(spec.name, kwargs)
     reflect_type = kwargs.get("reflect_type", "even")
-    if "reflect_type" in spec.kwargs and reflect_type not in REFLECT_TYPES:
-        # numpy silently treats any other value as "even"; a typo should not pass unnoticed.
-        raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
     _check_padded_size(shape, widths, itemsize)
 
     size = int(np.prod(shape, dtype=np.int64)) if ndim else 1

@@ -52,7 +52,7 @@ from ._cli_io import (
     zarr_format_of,
 )
 from ._coords import COORDS_POLICIES
-from ._modes import MODES
+from ._modes import MODES, modes_taking
 from ._stores import Location, locate, written_in_place
 from ._tiles import Plan, consolidate, default_memory, own_threads, write_tiled
 from ._tiles import plan as plan_tiles
@@ -85,7 +85,7 @@ def _pad_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         if text is None:
             continue
         if kwarg not in mode.kwargs:
-            fits = [m for m, spec in MODES.items() if kwarg in spec.kwargs]
+            fits = modes_taking([kwarg])
             takes = ", ".join(f for f, k in _MODE_OPTIONS.values() if k in mode.kwargs)
             raise CliError(
                 f"{flag} does not apply to --mode {args.mode} (it takes "

@@ -60,7 +60,7 @@ from ._coords import (
     extend_labels,
 )
 from ._labelled import Pair, normalize_widths, per_dim
-from ._modes import MODES, REFLECT_TYPES
+from ._modes import MODES, check_kwargs
 
 __all__ = ["COORDS_POLICIES", "Pad2Accessor", "pad2", "to_zarr"]
 
@@ -89,18 +89,7 @@ def _check_mode(mode: Any, given: Mapping[str, Any]) -> None:
         raise ValueError(
             f"mode '{mode}' is not supported; choose one of {sorted(MODES)} or a function"
         )
-    spec = MODES[mode]
-    unsupported = set(given) - set(spec.kwargs)
-    if unsupported:
-        takes = [m for m, s in MODES.items() if unsupported <= set(s.kwargs)]
-        hint = f"; they fit mode(s) {takes}" if takes else ""
-        raise ValueError(
-            f"unsupported keyword arguments for mode '{mode}': {sorted(unsupported)}; "
-            f"mode '{mode}' takes: {', '.join(spec.kwargs) or 'none'}{hint}"
-        )
-    reflect_type = given.get("reflect_type", "even")
-    if reflect_type not in REFLECT_TYPES:
-        raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    check_kwargs(mode, given)
 
 
 def _keep_attrs(keep_attrs: bool | None) -> bool:
