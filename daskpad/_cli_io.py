@@ -156,7 +156,7 @@ def parse_memory(text: str) -> int:
     >>> parse_memory("512MiB")
     536870912
     """
-    from ._tiles import memory_budget
+    from ._tiling import memory_budget
 
     try:
         return memory_budget(text)
@@ -375,7 +375,7 @@ def check_dims(flag: str, names: Iterable[Hashable], ds: Any) -> None:
 def irregular_variables(ds: Any) -> list[str]:
     """Names of dask-backed variables whose chunks zarr cannot store (all equal but a
     smaller last one, along every dimension)."""
-    from ._tiles import zarr_can_store
+    from ._tiling import zarr_can_store
 
     return [
         str(name) for name, var in ds.variables.items() if not zarr_can_store(var.chunks or ())
@@ -452,7 +452,7 @@ def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
         else:
             dask.compute(delayed)
         return
-    from ._tiles import fresh_keys
+    from ._settle import fresh_keys
 
     # the optimised graph under keys of this run's own, submitted as it is: a stopped run
     # knows which of the cluster's tasks are its own (daskpad.cli waits for them)

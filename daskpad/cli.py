@@ -54,8 +54,9 @@ from ._cli_io import (
 from ._coords import COORDS_POLICIES
 from ._modes import MODES, modes_taking
 from ._stores import Location, locate, written_in_place
-from ._tiles import Plan, consolidate, default_memory, own_threads, write_tiled
-from ._tiles import plan as plan_tiles
+from ._tiles import consolidate, own_threads, write_tiled
+from ._tiling import Plan, default_memory
+from ._tiling import plan as plan_tiles
 
 # --option -> the keyword argument of numpy.pad / pad2 it sets.
 _MODE_OPTIONS = {
@@ -326,7 +327,7 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
     their futures are cancelled, and the scheduler forgets them at once, but a task already
     running on a worker runs to its end, and a store task would write into the temporary
     store after its removal. The workers are asked, by the names of this run's keys."""
-    from ._tiles import submitted_keys
+    from ._settle import submitted_keys
 
     names = {key[0] if isinstance(key, tuple) else key for key in submitted_keys}
     deadline = time.monotonic() + bound

@@ -590,7 +590,8 @@ def to_zarr(
     >>> padded = ds.pad2(x=2, y=1, mode="edge", chunks="regular")
     >>> daskpad.xarray.to_zarr(padded, tempfile.mkdtemp(), memory="4kB", zarr_format=2)
     """
-    from ._tiles import memory_budget, plan, storable, write_tiled, written_whole
+    from ._tiles import write_tiled, written_whole
+    from ._tiling import memory_budget, plan, storable
 
     budget = memory_budget(memory)
     if isinstance(obj, xr.DataArray):

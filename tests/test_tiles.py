@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import daskpad
-from daskpad import _tiles
+from daskpad import _settle, _tiles, _tiling
 from daskpad._dask import query_planning
 from daskpad._modes import MODES
 from daskpad.strategies import pad_cases
@@ -44,7 +44,7 @@ def test_tile_shape_fits_the_budget_and_grows_evenly(numblocks, data):
     halo = data.draw(st.lists(st.integers(0, 1), min_size=len(numblocks), max_size=len(numblocks)))
     block = data.draw(st.integers(1, 100))
     budget = data.draw(st.integers(1, 10_000))
-    k = _tiles.tile_shape(numblocks, halo, block, budget)
+    k = _tiling.tile_shape(numblocks, halo, block, budget)
 
     def footprint(k):
         return block * math.prod(min(ki + h, n) for ki, h, n in zip(k, halo, numblocks))
@@ -68,7 +68,7 @@ def test_tiles_cover_every_block_once(chunks, data):
     seen = np.zeros(tuple(sum(c) for c in chunks), dtype=int)
     bounds = [set(np.cumsum((0, *c)).tolist()) for c in chunks]
     ntiles = 0
-    for slices in _tiles.tiles(chunks, shape):
+    for slices in _tiling.tiles(chunks, shape):
         ntiles += 1
         seen[slices] += 1
         for s, b in zip(slices, bounds):
@@ -87,14 +87,14 @@ def test_plan_groups_variables_and_counts_the_halo_on_padded_dims():
             "numpy": (("y",), np.zeros(40)),
         }
     )
-    plan = _tiles.plan(ds, {"x"}, budget=(800 + 400) * 4)
+    plan = _tiling.plan(ds, {"x"}, budget=(800 + 400) * 4)
     (uv, shape_uv), (w, shape_w) = plan.shapes
     assert uv.names == ("u", "v") and uv.block_bytes == 1200
     # x is padded: a tile of k blocks along x reads k + 1; y is not: 2 x (1 + 1) blocks
     assert shape_uv == (2, 1)
     assert w.names == ("w",) and w.dims == ("t", "x") and shape_w == (5, 3)  # 5 x 3 x 200 B
     assert plan.ntiles == 2 * 3 + 1 and not plan.whole
-    assert _tiles.plan(ds, {"x"}, budget=10**9).whole
+    assert _tiling.plan(ds, {"x"}, budget=10**9).whole
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_settled_statistics_are_data_and_tiles_read_only_their_blocks(mode, kwar
     a = np.random.default_rng(0).random((40, 36))
     x = da.from_array(a, chunks=(8, 9))
     y = daskpad.pad(x, 3, mode=mode, chunks="regular", **kwargs)
-    (z,) = _tiles.settle_statistics([y], 10**9)
+    (z,) = _settle.settle_statistics([y], 10**9)
     if query_planning():  # no layered graph to settle: the tiles read the statistics' input
         assert z is y
         return
@@ -127,7 +127,7 @@ def test_settled_statistics_are_data_and_tiles_read_only_their_blocks(mode, kwar
         assert len(read(y[:10, :10])) >= 4
     # an array whose pad repeats no statistic is returned as it is
     r = daskpad.pad(x, 3, mode="reflect", chunks="regular")
-    assert _tiles.settle_statistics([r], 10**9)[0] is r
+    assert _settle.settle_statistics([r], 10**9)[0] is r
 
 
 def test_which_variables_need_xarrays_encoding():
@@ -183,7 +183,7 @@ def test_tiled_write_holds_at_most_a_tile(tmp_path, scheduler, mode):
     ds = xr.Dataset({"v": (("y", "x"), daskpad.pad(x, w, mode, chunks="regular"))})
     block_bytes = c * c * 4
     budget = 16 * block_bytes  # a tile of 3 x 3 output blocks reads 4 x 4 input blocks
-    plan = _tiles.plan(ds, {"y", "x"}, budget)
+    plan = _tiling.plan(ds, {"y", "x"}, budget)
     assert plan.shapes[0][1] == (3, 3) and plan.ntiles == 25  # 13 x 13 output blocks
     with dask.config.set(scheduler=scheduler):
         _tiles.write_tiled(ds, tmp_path / "tiled.zarr", plan, False, False, zarr_format=3)
@@ -219,7 +219,7 @@ def test_tiled_write_keeps_metadata_and_consolidates_v2(tmp_path):
     for fmt in (2, 3):
         whole, tiled = tmp_path / f"whole{fmt}.zarr", tmp_path / f"tiled{fmt}.zarr"
         padded.to_zarr(whole, zarr_format=fmt, consolidated=fmt == 2)
-        plan = _tiles.plan(padded, {"x"}, budget=3 * 32)
+        plan = _tiling.plan(padded, {"x"}, budget=3 * 32)
         assert plan.ntiles > 10
         _tiles.write_tiled(padded, tiled, plan, False, fmt == 2, zarr_format=fmt)
         got = xr.open_zarr(tiled, consolidated=fmt == 2)
@@ -236,7 +236,7 @@ def test_tiled_write_of_scalars_and_empty_dims(tmp_path):
             "v": (("x",), da.arange(20, chunks=5)),
         }
     )
-    plan = _tiles.plan(ds, {"x"}, budget=80)
+    plan = _tiling.plan(ds, {"x"}, budget=80)
     assert not plan.whole and {g.names for g, _ in plan.shapes} == {
         ("scalar",),
         ("empty",),
@@ -248,7 +248,7 @@ def test_tiled_write_of_scalars_and_empty_dims(tmp_path):
 
 
 def test_progress_bar_counts_tiles(capsys):
-    bar = _tiles.TileProgress(4, every=0)
+    bar = _settle.TileProgress(4, every=0)
     bar.draw(0.5)
     for _ in range(4):
         bar.tile_done()
@@ -265,8 +265,8 @@ def test_fresh_keys_rename_every_key_and_compute_the_same(mode):
     a = np.arange(35 * 40).reshape(35, 40)
     y = daskpad.pad(da.from_array(a, chunks=(9, 7)), 5, mode=mode, chunks="regular")
     parts = [y[6:30, 10:].sum(), y[:9, :21].max(), y[20:, 3:9]]
-    graph, keys = _tiles.fresh_keys(parts)
-    again, _ = _tiles.fresh_keys(parts)
+    graph, keys = _settle.fresh_keys(parts)
+    again, _ = _settle.fresh_keys(parts)
     before = {key for part in parts for key in dict(part.__dask_graph__())}
     assert graph and not set(graph) & before and not set(graph) & set(again)
     assert len(keys) == 2 + math.prod(y[20:, 3:9].numblocks)
@@ -290,11 +290,11 @@ def test_fresh_keys_rename_every_key_and_compute_the_same(mode):
     ],
 )
 def test_zarr_can_store(chunks, ok):
-    assert _tiles.zarr_can_store(chunks) is ok
+    assert _tiling.zarr_can_store(chunks) is ok
 
 
 def test_default_memory_is_at_most_2_gib():
-    assert 0 < _tiles.default_memory() <= 2**31
+    assert 0 < _tiling.default_memory() <= 2**31
 
 
 # --------------------------------------------------------------------------------------
@@ -476,7 +476,7 @@ def test_array_writer_takes_the_default_chunks_of_a_pad(tmp_path, fmt):
     # 100 x 70 in chunks of 33 x 30, padded by 25: pads cut from the budget, not zarr's
     a = np.arange(7000.0).reshape(100, 70)
     y = daskpad.pad(da.from_array(a, chunks=(33, 30)), 25, mode="reflect")
-    assert not _tiles.zarr_can_store(y.chunks)
+    assert not _tiling.zarr_can_store(y.chunks)
     z = daskpad.to_zarr(y, tmp_path / "a.zarr", memory="64kB", zarr_format=fmt)
     assert z.chunks == (33, 30)  # the input's: the size that covers most of each axis
     np.testing.assert_array_equal(z[...], np.pad(a, 25, mode="reflect"))

@@ -1,0 +1,208 @@
+"""Computing in steps: one progress bar over several computations, each computation on its
+own keys on a cluster (:func:`compute_apart`), and the statistics a pad repeats settled
+(computed and put into the graph as values) before a tiled store reads them
+(:func:`settle_statistics`)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TextIO
+
+from ._assemble import BLOCK_INDEX
+from ._dask import (
+    key_values,
+    layer_dependencies,
+    layer_keys,
+    optimized_graph,
+    progress_callback,
+    renamed,
+    with_values,
+)
+from ._kernels import repeat_block
+
+
+class TileProgress:
+    """One progress bar over all the tiles' computations (local threads: a dask callback
+    counts each tile's tasks; a cluster: whole tiles), on stderr unless ``out`` says."""
+
+    width = 40
+
+    def __init__(
+        self, ntiles: int, out: TextIO | None = None, every: float = 0.1, what: str = "tile"
+    ):
+        self.ntiles = ntiles
+        self.what = what
+        self.out = sys.stderr if out is None else out
+        self.every = every
+        self.done_tiles = 0
+        self.start = time.perf_counter()
+        self._drawn = -math.inf
+
+    def callback(self) -> Any:
+        """A dask callback drawing the bar as the current tile's tasks finish."""
+        return progress_callback(self.draw)
+
+    def tile_done(self) -> None:
+        self.done_tiles += 1
+        self.draw(0.0, force=True)
+
+    def draw(self, within: float, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now - self._drawn < self.every:
+            return
+        self._drawn = now
+        frac = min((self.done_tiles + within) / self.ntiles, 1.0)
+        hashes = "#" * int(self.width * frac)
+        self.out.write(
+            f"\r[{hashes:<{self.width}}] | {frac:4.0%} Completed | {self.what} "
+            f"{min(self.done_tiles + 1, self.ntiles)} of {self.ntiles} | "
+            f"{now - self.start:.1f}s"
+        )
+        self.out.flush()
+
+    def finish(self) -> None:
+        self.out.write("\n")
+        self.out.flush()
+
+
+@contextlib.contextmanager
+def step(bar: TileProgress | None) -> Iterator[None]:
+    """One step of ``bar`` (``None``: no bar): drawn as the computation inside runs, then
+    counted done."""
+    if bar is None:
+        yield
+        return
+    with bar.callback():
+        yield
+    bar.tile_done()
+
+
+#: the keys of the computation this process last handed to a distributed cluster: a run
+#: that stops waits for those still running before it removes what they write into
+#: (:func:`daskpad.cli`)
+submitted_keys: set[Any] = set()
+
+
+def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
+    """``dask.compute(*collections)``; on a distributed cluster, under keys of their own
+    (:func:`fresh_keys`), the results in the order of the collections' flattened keys."""
+    import dask
+    from dask.base import get_scheduler
+
+    schedule = get_scheduler(collections=collections)
+    if _is_distributed(schedule):
+        return list(schedule(*fresh_keys(collections)))
+    return dask.compute(*collections)
+
+
+def _is_distributed(schedule: Any) -> bool:
+    """Whether ``schedule`` (from ``dask.base.get_scheduler``) is a distributed client's."""
+    client = getattr(schedule, "__self__", None)
+    return type(client).__module__.startswith("distributed")
+
+
+def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
+    """The graph that computes ``collections`` (optimised as ``dask.compute`` does) with
+    every key renamed to one no other computation uses, and its output keys; its keys are
+    recorded in :data:`submitted_keys`."""
+    dsk, keys = optimized_graph(collections)
+    graph, rename = renamed(dsk, uuid.uuid4().hex)
+    submitted_keys.clear()  # what a stopped run waits for (daskpad.cli)
+    submitted_keys.update(graph)
+    return graph, [rename(key) for key in keys]
+
+
+def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False) -> list[Any]:
+    """``arrays`` with the statistics their pad blocks repeat (modes maximum, mean, median,
+    minimum) computed now and put into their graphs as data.
+
+    A statistic of the whole axis reads every block along it. Left in the graph, every
+    tile at the array's edge would read the axis again; settled first, the statistics are
+    read once per padded axis, and a tile reads only its own blocks. They are computed
+    axis after axis (a later axis's statistic reads the earlier pads), a few face blocks
+    per computation: those whose lines add up to about ``budget`` bytes of input (a median
+    holds its whole lines). Arrays without statistics, or whose graphs are not layered
+    (dask's array query planning), are returned as they are. ``progress``: one bar over
+    the computations.
+    """
+    out = list(arrays)
+    pending: dict[int, set[str]] = {}
+    for i, x in enumerate(out):
+        layers = layer_dependencies(x)
+        if layers is not None:
+            names = {
+                d
+                for name, deps in layers.items()
+                if name.startswith(_REPEAT_LAYER)
+                for d in deps
+                if not d.startswith(_INDEX)
+            }
+            if names:
+                pending[i] = names
+    # keys per computation, for each statistic layer: a few face blocks of whole lines,
+    # each reading about the array's bytes over the layer's keys
+    per: dict[str, int] = {}
+    computations = 0
+    for i, names in pending.items():
+        for name in names - set(per):
+            nkeys = len(layer_keys(out[i], name))
+            per[name] = max(1, budget * nkeys // max(out[i].nbytes, 1))
+            computations += -(-nkeys // per[name])
+    bar = TileProgress(computations, what="statistics") if progress and per else None
+    settled: dict[str, Any] = {}  # statistic layer -> its values, as a layer
+    while pending:
+        for i, names in pending.items():
+            layers = layer_dependencies(out[i])
+            assert layers is not None
+            for name in names:
+                if name in settled or _reads_any(layers, name, names - {name}):
+                    continue
+                settled[name] = _settle_layer(out[i], name, per[name], bar)
+        for i, names in list(pending.items()):
+            out[i] = with_values(out[i], {n: settled[n] for n in names if n in settled})
+            pending[i] = names - set(settled)
+            if not pending[i]:
+                del pending[i]
+    if bar is not None:
+        bar.finish()
+    return out
+
+
+def _reads_any(layers: Mapping[str, set[str]], name: str, others: set[str]) -> bool:
+    """Whether layer ``name`` depends, at any depth, on one of ``others`` (``layers``: the
+    layers each layer reads)."""
+    seen, stack = set(), [name]
+    while stack:
+        for dep in layers[stack.pop()]:
+            if dep in others:
+                return True
+            if dep not in seen:
+                seen.add(dep)
+                stack.append(dep)
+    return False
+
+
+def _settle_layer(x: Any, name: str, per: int, bar: TileProgress | None) -> dict[Any, Any]:
+    """The values of the keys of layer ``name`` of ``x``'s graph, computed ``per`` keys at
+    a time."""
+    keys = sorted(layer_keys(x, name), key=str)
+    values: dict[Any, Any] = {}
+    for start in range(0, len(keys), per):
+        batch = keys[start : start + per]
+        with step(bar):
+            results = compute_apart(key_values(x, name, batch))
+        values.update(zip(batch, results))
+    return values
+
+
+# the layers of daskpad's graph that repeat a statistic into pad blocks (named after their
+# kernel), and the tiny block-index layers they also read (see daskpad._graph.build_stat)
+_REPEAT_LAYER = f"{repeat_block.__name__}-"
+
+
+_INDEX = f"{BLOCK_INDEX}-"
