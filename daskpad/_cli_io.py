@@ -474,7 +474,8 @@ def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
 # Describing datasets
 # --------------------------------------------------------------------------------------
 def fmt_bytes(n: float) -> str:
-    """A byte count for people.
+    """A byte count for people, in the decimal units ``--memory`` takes (dask's
+    ``format_bytes`` writes binary units, ``1.50 kiB``, which ``--memory`` reads otherwise).
 
     >>> fmt_bytes(1536)
     '1.5 kB'

@@ -28,7 +28,9 @@ from ._kernels import repeat_block
 
 class TileProgress:
     """One progress bar over all the tiles' computations (local threads: a dask callback
-    counts each tile's tasks; a cluster: whole tiles), on stderr unless ``out`` says."""
+    counts each tile's tasks; a cluster: whole tiles), on stderr unless ``out`` says.
+    (dask's ``ProgressBar`` and distributed's ``progress`` each draw one computation and
+    restart at 0 for the next: a tiled store is many.)"""
 
     width = 40
 
