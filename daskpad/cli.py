@@ -541,6 +541,64 @@ def _demo(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------
 # The parser and main
 # --------------------------------------------------------------------------------------
+def _output_options(pad: argparse.ArgumentParser) -> None:
+    """``daskpad pad``'s options for writing DST and where to compute."""
+    out = pad.add_argument_group("output and execution")
+    out.add_argument(
+        "--dst-storage-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option for DST's filesystem only (over --storage-option)",
+    )
+    out.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace DST if it is a zarr store. A local DST is replaced only once the new "
+        "store is complete; in an object store (s3://, gs://) there is no rename, so the old "
+        "DST is deleted BEFORE the new one is written: not atomic",
+    )
+    out.add_argument("--zarr-format", type=int, choices=(2, 3), help="default: SRC's, or 3")
+    out.add_argument(
+        "--dry-run", action="store_true", help="show what would be written; compute nothing"
+    )
+    out.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: when stderr is a terminal)",
+    )
+    out.add_argument(
+        "--memory",
+        metavar="SIZE",
+        help="input data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of "
+        "this machine's memory if less): a bigger dataset is written tile by tile, reading "
+        "the input blocks at tile edges twice",
+    )
+    where = out.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler", metavar="ADDRESS", help="run on this dask.distributed scheduler"
+    )
+    where.add_argument(
+        "--scheduler-file",
+        metavar="PATH",
+        help="run on the dask.distributed scheduler this file names (as written by "
+        "dask scheduler --scheduler-file, or dask-jobqueue)",
+    )
+    where.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="start a local cluster of N worker processes",
+    )
+    out.add_argument(
+        "--scheduler-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long to wait for --scheduler to answer (default: 10)",
+    )
+
+
 def _padding_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "src",
@@ -663,60 +721,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DST",
         help="the zarr store to write: a local path or a URL (s3://bucket/out.zarr, gs://...)",
     )
-    out = pad.add_argument_group("output and execution")
-    out.add_argument(
-        "--dst-storage-option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="an option for DST's filesystem only (over --storage-option)",
-    )
-    out.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace DST if it is a zarr store. A local DST is replaced only once the new "
-        "store is complete; in an object store (s3://, gs://) there is no rename, so the old "
-        "DST is deleted BEFORE the new one is written: not atomic",
-    )
-    out.add_argument("--zarr-format", type=int, choices=(2, 3), help="default: SRC's, or 3")
-    out.add_argument(
-        "--dry-run", action="store_true", help="show what would be written; compute nothing"
-    )
-    out.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress bar on stderr (default: when stderr is a terminal)",
-    )
-    out.add_argument(
-        "--memory",
-        metavar="SIZE",
-        help="input data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of "
-        "this machine's memory if less): a bigger dataset is written tile by tile, reading "
-        "the input blocks at tile edges twice",
-    )
-    where = out.add_mutually_exclusive_group()
-    where.add_argument(
-        "--scheduler", metavar="ADDRESS", help="run on this dask.distributed scheduler"
-    )
-    where.add_argument(
-        "--scheduler-file",
-        metavar="PATH",
-        help="run on the dask.distributed scheduler this file names (as written by "
-        "dask scheduler --scheduler-file, or dask-jobqueue)",
-    )
-    where.add_argument(
-        "--workers",
-        type=_positive_int,
-        metavar="N",
-        help="start a local cluster of N worker processes",
-    )
-    out.add_argument(
-        "--scheduler-timeout",
-        type=_positive_float,
-        default=10.0,
-        metavar="SECONDS",
-        help="how long to wait for --scheduler to answer (default: 10)",
-    )
+    _output_options(pad)
     pad.set_defaults(run=_pad)
 
     info = sub.add_parser(
