@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -51,10 +50,11 @@ from ._cli_io import (
     temporary_sibling,
     zarr_format_of,
 )
+from ._cluster import client_for, stopping_first
 from ._coords import COORDS_POLICIES
 from ._modes import MODES, modes_taking
 from ._stores import Location, locate, written_in_place
-from ._tiles import consolidate, own_threads, write_tiled
+from ._tiles import consolidate, write_tiled
 from ._tiling import Plan, default_memory
 from ._tiling import plan as plan_tiles
 
@@ -200,7 +200,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     fmt = _zarr_format(args, src, kind)
     same = kind == "zarr" and fmt == zarr_format_of(src)
     out = prepare_for_zarr(padded, same_format=same)
-    client = _client(args)
+    client = client_for(args)
     replacing = not dst.is_empty()  # (checked: only with --overwrite, and a zarr store)
     start = time.perf_counter()
     try:
@@ -253,7 +253,7 @@ def _write(
                 file=sys.stderr,
             )
         try:
-            with written_in_place(dst, False) as store, _stopping_first(client):
+            with written_in_place(dst, False) as store, stopping_first(client):
                 _write_into(ds, store, fmt, client, progress, tiling, memory)
         except Exception as e:
             raise WriteFailed(
@@ -262,7 +262,7 @@ def _write(
         return
     tmp = temporary_sibling(dst.local_path, "tmp")
     try:
-        with _stopping_first(client):
+        with stopping_first(client):
             _write_into(ds, str(tmp), fmt, client, progress, tiling, memory)
         commit(tmp, dst.local_path, overwrite)
     except Exception as e:
@@ -296,62 +296,6 @@ def _failure(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}{hint}"
 
 
-@contextlib.contextmanager
-def _stopping_first(client: Any) -> Iterator[None]:
-    """The computation stops before the temporary store is removed. Local threads of the
-    command's own: their running tasks are waited for (:func:`daskpad._tiles.own_threads`).
-    A local cluster the command started (``--workers``): closed, its workers with it. An
-    external cluster's tasks are cancelled with their futures
-    (:func:`daskpad._cli_io.compute_with_progress`)."""
-    if client is None:
-        with own_threads():
-            yield
-        return
-    try:
-        yield
-    except BaseException:
-        if id(client) in _OWN_CLUSTER:
-            with contextlib.suppress(Exception):
-                client.close()
-        else:
-            _wait_for_running(client)
-        raise
-
-
-#: how long a stopped run waits for the tasks an external cluster is still running
-WAIT_FOR_RUNNING = 60.0
-
-
-def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
-    """Wait (at most ``bound`` seconds) until no worker runs a task this run submitted:
-    their futures are cancelled, and the scheduler forgets them at once, but a task already
-    running on a worker runs to its end, and a store task would write into the temporary
-    store after its removal. The workers are asked, by the names of this run's keys."""
-    from ._settle import submitted_keys
-
-    names = {key[0] if isinstance(key, tuple) else key for key in submitted_keys}
-    deadline = time.monotonic() + bound
-    while names and time.monotonic() < deadline:
-        try:
-            running = client.run(_running_of, names=names)
-        except Exception:  # the cluster is gone: nothing of ours runs any more
-            return
-        if not any(running.values()):
-            return
-        time.sleep(0.1)
-
-
-def _running_of(dask_worker: Any, names: set[Any]) -> int:
-    """On a worker: how many tasks whose key names are ``names`` it still runs (cancelled
-    ones included: their thread goes on)."""
-    busy = ("executing", "long-running", "cancelled", "resumed")
-    return sum(
-        1
-        for ts in dask_worker.state.tasks.values()
-        if ts.state in busy and (ts.key[0] if isinstance(ts.key, tuple) else ts.key) in names
-    )
-
-
 def _write_array(var: Any, store: Any, fmt: int, progress: bool, memory: int | None) -> None:
     """A padded bare zarr array, written as a bare zarr array with its dimension names and
     attributes (:func:`daskpad.to_zarr`, in tiles reading about ``memory`` bytes of input,
@@ -377,96 +321,6 @@ def _zarr_format(args: argparse.Namespace, src: Location, kind: str) -> int:
     if args.zarr_format is not None:
         return int(args.zarr_format)
     return zarr_format_of(src) if kind == "zarr" else 3
-
-
-#: ids of the Clients whose local cluster (``--workers``) the command started
-_OWN_CLUSTER: set[int] = set()
-
-
-def _client(args: argparse.Namespace) -> Any:
-    """A distributed Client for ``--scheduler`` or ``--workers``, else None (local threads)."""
-    if args.scheduler is None and args.workers is None and args.scheduler_file is None:
-        return None
-    try:
-        from distributed import Client
-    except ImportError:
-        raise CliError(
-            "--scheduler, --scheduler-file and --workers need dask.distributed "
-            "(pip install distributed)"
-        ) from None
-    import logging
-
-    # a stopped run cancels its futures: what distributed and asyncio then log about them
-    # (cancelled tasks, a gather that never finished) is not for the command's user
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    if args.scheduler_file is not None:
-        address = _address_in(args.scheduler_file)
-        what = f"--scheduler-file {args.scheduler_file} (scheduler {address})"
-        return _connect(Client, address, args.scheduler_timeout, what)
-    if args.scheduler is not None:
-        return _connect(Client, args.scheduler, args.scheduler_timeout)
-    # a local cluster: no dashboard port to fight over, and the same quiet workers
-    import os
-
-    # read by the worker processes (asyncio: an object store's client sessions closed
-    # with a stopped worker)
-    os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
-    os.environ["DASK_LOGGING__ASYNCIO"] = "critical"
-    client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
-    _OWN_CLUSTER.add(id(client))  # closed first when a run stops
-    return client
-
-
-def _address_in(path: str) -> str:
-    """The scheduler address a ``--scheduler-file`` (written by ``dask scheduler
-    --scheduler-file`` and by dask-jobqueue's clusters) holds."""
-    import json
-
-    what = f"--scheduler-file {path}"
-    try:
-        with open(path) as f:
-            address = json.load(f)["address"]
-    except FileNotFoundError:
-        raise CliError(f"{what}: no such file") from None
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise CliError(
-            f"{what}: not a dask scheduler file (JSON with an address): {e!r}"
-        ) from None
-    if not isinstance(address, str):
-        raise CliError(f"{what}: its address is {address!r}, not a string")
-    return address
-
-
-def _connect(client: Any, address: str, timeout: float, what: str | None = None) -> Any:
-    """A Client of the scheduler at ``address``, or a CliError naming ``--scheduler``
-    within about ``timeout`` seconds: a malformed address or a refused connection at once
-    (distributed itself would retry until its timeout)."""
-    from distributed.comm import parse_address
-    from distributed.comm.addressing import parse_host_port
-
-    what = what or f"--scheduler {address}"
-    wait = f"(--scheduler-timeout {timeout:g} s)"
-    try:
-        protocol, location = parse_address(address)
-        if protocol in ("tcp", "tls"):
-            host, port = parse_host_port(location)
-            if not host or port is None:
-                raise ValueError(f"expected HOST:PORT, got {location!r}")
-    except (ValueError, TypeError) as e:
-        raise CliError(
-            f"{what} is malformed: {e}; expected an address like tcp://HOST:8786"
-        ) from None
-    if protocol in ("tcp", "tls"):
-        try:
-            socket.create_connection((host, port), timeout=timeout).close()
-        except OSError as e:
-            reason = "timed out" if isinstance(e, TimeoutError) else str(e)
-            raise CliError(f"{what}: no dask scheduler answers there {wait}: {reason}") from None
-    try:
-        return client(address, timeout=timeout)
-    except Exception as e:  # distributed raises OSError, TimeoutError and others
-        raise CliError(f"{what}: cannot connect {wait}: {type(e).__name__}: {e}") from None
 
 
 def _demo(args: argparse.Namespace) -> int:
