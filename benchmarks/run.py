@@ -87,7 +87,7 @@ import numpy as np
 import daskpad
 from daskpad._chunks import regular_chunks
 from daskpad._modes import MODES
-from daskpad._tiles import zarr_can_store
+from daskpad._tiling import zarr_can_store
 
 HERE = Path(__file__).resolve().parent
 ALL_MODES = sorted(MODES)
