@@ -38,14 +38,15 @@ Chunks = tuple[tuple[int, ...], ...]
 COPY_MOST_BLOCKS = 10**5  # larger inputs are read once, not copied
 
 
-def fresh_copy(x: da.Array) -> da.Array:
-    """``x`` computed again, under keys no other array uses: tasks that read the copy do not
-    keep ``x``'s blocks alive, at the cost of computing (reading) ``x`` a second time. The
-    copy is a renamed, materialised graph (:func:`daskpad._dask.copy_of`), so an input of
-    more than ``COPY_MOST_BLOCKS`` blocks is returned as it is (read once, held longer)."""
+def fresh_copy(x: da.Array, n: int) -> da.Array:
+    """Copy number ``n`` of ``x``: ``x`` computed again, under keys no other array (nor
+    another copy) uses, so tasks that read the copy do not keep ``x``'s blocks alive, at
+    the cost of computing (reading) ``x`` again. The copy is a renamed, materialised graph
+    (:func:`daskpad._dask.copy_of`), so an input of more than ``COPY_MOST_BLOCKS`` blocks
+    is returned as it is (read once, held longer)."""
     if int(np.prod(x.numblocks, dtype=np.int64)) > COPY_MOST_BLOCKS:
         return x  # the renamed graph is materialised: too slow to build for so many blocks
-    return copy_of(x, f"copy-{tokenize(x.name)}")
+    return copy_of(x, f"copy{n}-{tokenize(x.name)}")
 
 
 BLOCK_INDEX = "pad-index"  # the name prefix of block_index's layers
@@ -166,7 +167,7 @@ class Grid:
         out like the grid, so interior blocks are read directly, never through aliases.
         ``on_input``, where given, takes ``fn``'s place for the input's slab.
         """
-        x = fresh_copy(self.x) if copy else self.x
+        x = fresh_copy(self.x, self.copies) if copy else self.x
         index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
         if query_planning():
             grid = self._concatenated_over(x) if copy else self.concatenated

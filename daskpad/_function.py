@@ -108,7 +108,7 @@ def _passes_keeping_changes(
     y = padded
     for a in range(ndim):
         last = a == ndim - 1
-        source = padded if a == 0 else pad_axes(fresh_copy(x), zeros)
+        source = padded if a == 0 else pad_axes(fresh_copy(x, a), zeros)
         # every block of the stripe, whole along a (contracted: the kernel joins them)
         args: list[Any] = [
             regrid(source, faces),

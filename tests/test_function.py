@@ -3,6 +3,8 @@ input read again for each pass, so the array is never held whole between passes.
 
 from __future__ import annotations
 
+import itertools
+
 import dask.array as da
 import numpy as np
 import pytest
@@ -91,11 +93,13 @@ def test_negative_zero_written_over_zero_is_a_change():
     assert np.signbit(out).all()
 
 
-def test_each_pass_reads_the_input_from_its_own_copy():
+@pytest.mark.parametrize("shape, blocks", [((30, 40), 12), ((12, 10, 8), 8)])
+def test_each_pass_reads_the_input_from_its_own_copy(shape, blocks):
     # pass 0 reads columns of blocks and pass 1 rows: from the same blocks, every block
-    # would stay in memory until both passes were done with it
-    data = np.random.default_rng(4).random((30, 40))
-    x = generated(data, 10)
+    # would stay in memory until both passes were done with it (and passes 1 and 2 of a
+    # 3-D array each read a copy of their own)
+    data = np.random.default_rng(4).random(shape)
+    x = generated(data, 10 if len(shape) == 2 else 6)
     y = daskpad.pad(x, 2, ramp)
     graph = graph_of(y)
     passes: dict[str, set] = {}
@@ -103,9 +107,11 @@ def test_each_pass_reads_the_input_from_its_own_copy():
         if isinstance(key, tuple) and str(key[0]).startswith("function-pass-"):
             name = key[0].rsplit("-", 1)[0]
             passes.setdefault(name, set()).update(leaves_read(graph, key, "function-pass-"))
-    assert set(passes) == {"function-pass-0", "function-pass-1"}
+    assert set(passes) == {f"function-pass-{a}" for a in range(len(shape))}
     ones = [{k for k in reads if str(k[0]).startswith("ones")} for reads in passes.values()]
-    assert len(ones[0]) == len(ones[1]) == 12 and not ones[0] & ones[1]
+    assert all(len(o) == blocks for o in ones)
+    for a, b in itertools.combinations(ones, 2):
+        assert not a & b
     np.testing.assert_array_equal(y.compute(), np.pad(data, 2, ramp))
 
 
