@@ -24,10 +24,6 @@ import numpy as np
 from ._coords import LAYOUT_ENCODING
 from ._stores import ZARR_MARKERS, Location, StoreError, locate, storage_options
 
-#: Set this environment variable to ``sleep:SECONDS`` or ``fail`` to make every block of
-#: the padded data sleep or raise while it is written. For daskpad's own tests of
-#: interrupted and failed writes only; it changes no value.
-
 # netCDF-3 ("CDF\x01", "CDF\x02", "CDF\x05") and netCDF-4/HDF5 signatures.
 _NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
 # Encoding keys that belong to one zarr format's codec pipeline.
@@ -455,7 +451,7 @@ def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
     from ._settle import fresh_keys
 
     # the optimised graph under keys of this run's own, submitted as it is: a stopped run
-    # knows which of the cluster's tasks are its own (daskpad.cli waits for them)
+    # knows which of the cluster's tasks are its own (daskpad._cluster waits for them)
     futures = client.get(*fresh_keys([delayed]), sync=False)
     try:
         if progress:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ._cli_io import CliError
+from ._dask import tasks_running
 from ._tiles import own_threads
 
 #: ids of the Clients whose local cluster (``--workers``) the command started
@@ -55,23 +56,12 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
     deadline = time.monotonic() + bound
     while names and time.monotonic() < deadline:
         try:
-            running = client.run(_running_of, names=names)
+            running = client.run(tasks_running, names=names)
         except Exception:  # the cluster is gone: nothing of ours runs any more
             return
         if not any(running.values()):
             return
         time.sleep(0.1)
-
-
-def _running_of(dask_worker: Any, names: set[Any]) -> int:
-    """On a worker: how many tasks whose key names are ``names`` it still runs (cancelled
-    ones included: their thread goes on)."""
-    busy = ("executing", "long-running", "cancelled", "resumed")
-    return sum(
-        1
-        for ts in dask_worker.state.tasks.values()
-        if ts.state in busy and (ts.key[0] if isinstance(ts.key, tuple) else ts.key) in names
-    )
 
 
 def client_for(args: argparse.Namespace) -> Any:

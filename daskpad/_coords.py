@@ -1,5 +1,5 @@
 """What happens to the parts of a padded variable that are not its data: the ``coords=``
-policies of :func:`daskpad.pad2` and the command, the continuation of index coordinates
+policies of :func:`daskpad.xarray.pad2` and the command, the continuation of index coordinates
 (``coords="extend"``), and the encoding keys that describe the unpadded variable's layout.
 numpy only, so the command's option parser can read the policies without importing xarray.
 """

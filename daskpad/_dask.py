@@ -264,8 +264,30 @@ def with_values(x: Any, layers: Mapping[str, Mapping[Hashable, Any]]) -> Any:
 
 
 # --------------------------------------------------------------------------------------
-# the local scheduler
+# schedulers
 # --------------------------------------------------------------------------------------
+
+
+def distributed_scheduler(collections: Sequence[Any]) -> Callable[..., Any] | None:
+    """The ``get`` of the distributed client that would compute ``collections`` (it takes
+    a graph and its keys), or None when dask's local schedulers would."""
+    from dask.base import get_scheduler
+
+    schedule = get_scheduler(collections=collections)
+    client = getattr(schedule, "__self__", None)
+    return schedule if type(client).__module__.startswith("distributed") else None
+
+
+def tasks_running(dask_worker: Any, names: set[Any]) -> int:
+    """On a distributed worker (``client.run``): how many tasks whose key names are
+    ``names`` it still runs (cancelled ones included: their thread goes on), read from the
+    worker's state, which is not public."""
+    busy = ("executing", "long-running", "cancelled", "resumed")
+    return sum(
+        1
+        for ts in dask_worker.state.tasks.values()
+        if ts.state in busy and (ts.key[0] if isinstance(ts.key, tuple) else ts.key) in names
+    )
 
 
 def progress_callback(draw: Callable[[float], None]) -> Any:

@@ -1,4 +1,4 @@
-"""Labelled arguments: widths and options given per dimension name, as :func:`daskpad.pad2`
+"""Labelled arguments: widths and options given per dimension name, as :func:`daskpad.xarray.pad2`
 and the command take them, turned into ``(before, after)`` pairs per dimension."""
 
 from __future__ import annotations

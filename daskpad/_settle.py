@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from ._assemble import BLOCK_INDEX
 from ._dask import (
+    distributed_scheduler,
     key_values,
     layer_dependencies,
     layer_keys,
@@ -86,7 +87,7 @@ def step(bar: TileProgress | None) -> Iterator[None]:
 
 #: the keys of the computation this process last handed to a distributed cluster: a run
 #: that stops waits for those still running before it removes what they write into
-#: (:func:`daskpad.cli`)
+#: (:func:`daskpad._cluster.stopping_first`)
 submitted_keys: set[Any] = set()
 
 
@@ -94,18 +95,11 @@ def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
     """``dask.compute(*collections)``; on a distributed cluster, under keys of their own
     (:func:`fresh_keys`), the results in the order of the collections' flattened keys."""
     import dask
-    from dask.base import get_scheduler
 
-    schedule = get_scheduler(collections=collections)
-    if _is_distributed(schedule):
+    schedule = distributed_scheduler(collections)
+    if schedule is not None:
         return list(schedule(*fresh_keys(collections)))
     return dask.compute(*collections)
-
-
-def _is_distributed(schedule: Any) -> bool:
-    """Whether ``schedule`` (from ``dask.base.get_scheduler``) is a distributed client's."""
-    client = getattr(schedule, "__self__", None)
-    return type(client).__module__.startswith("distributed")
 
 
 def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
@@ -114,7 +108,7 @@ def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
     recorded in :data:`submitted_keys`."""
     dsk, keys = optimized_graph(collections)
     graph, rename = renamed(dsk, uuid.uuid4().hex)
-    submitted_keys.clear()  # what a stopped run waits for (daskpad.cli)
+    submitted_keys.clear()  # what a stopped run waits for (daskpad._cluster)
     submitted_keys.update(graph)
     return graph, [rename(key) for key in keys]
 

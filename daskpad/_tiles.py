@@ -10,9 +10,9 @@ region: whatever dask's order inside a tile, it holds at most the input blocks t
 reads. Along a padded dimension a tile also reads the input block before (or after) it, so
 the input blocks at tile edges are read twice; tiles are made as large as the memory budget
 allows. The statistics a pad repeats are computed before the tiles
-(:func:`settle_statistics`), so a statistic of the whole axis is read once, not by every
-tile at an edge. On a distributed cluster every computation has keys of its own
-(:func:`fresh_keys`).
+(:func:`daskpad._settle.settle_statistics`), so a statistic of the whole axis is read once,
+not by every tile at an edge. On a distributed cluster every computation has keys of its own
+(:func:`daskpad._settle.fresh_keys`).
 
 Nothing here pads: :mod:`daskpad.cli` calls :func:`write_tiled` with the padded dataset,
 and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask array.
@@ -107,10 +107,10 @@ def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
     computation: a tile's input is released before the next tile starts.
 
     It runs on the default scheduler, a distributed client's cluster when there is one.
-    There each tile's tasks get keys of their own (:func:`fresh_keys`): neighbouring tiles
-    read the same input blocks, and a graph that names keys the scheduler is still releasing
-    from the previous tile can fail in distributed's scheduler (a KeyError for an input
-    key, distributed 2026.8; dask/dask#9888).
+    There each tile's tasks get keys of their own (:func:`daskpad._settle.fresh_keys`):
+    neighbouring tiles read the same input blocks, and a graph that names keys the
+    scheduler is still releasing from the previous tile can fail in distributed's scheduler
+    (a KeyError for an input key, distributed 2026.8; dask/dask#9888).
     """
     bar = TileProgress(ntiles) if progress else None
     for writes in jobs:
@@ -272,9 +272,9 @@ def to_zarr(
 
     It takes any dask array: chunks zarr cannot store (the default chunks of a padded
     array, whose pads are cut from the budget) are first laid out as
-    :func:`storable_chunks` says, each block in one task. A local path is written under a
-    hidden temporary name and moved into place once complete: a failed or interrupted
-    write leaves nothing that opens, and an existing store is replaced only with
+    :func:`daskpad._tiling.storable_chunks` says, each block in one task. A local path is
+    written under a hidden temporary name and moved into place once complete: a failed or
+    interrupted write leaves nothing that opens, and an existing store is replaced only with
     ``overwrite=True``. An object store (``s3://``, ``gs://``, ...) has no rename: the array
     is written in place, its metadata document last, and a failed write removes what it
     wrote; ``overwrite=True`` deletes an existing store there first. Other stores are

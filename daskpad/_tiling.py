@@ -167,7 +167,7 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
     """Tiles for writing ``ds`` holding about ``budget`` bytes of input at once; a padded
     dimension counts one more block per tile (the neighbour its edge block reads). The
     statistics a pad repeats are not counted: the writers settle them first
-    (:func:`settle_statistics`)."""
+    (:func:`daskpad._settle.settle_statistics`)."""
     out = []
     for g in groups(ds):
         numblocks = [len(c) for c in g.chunks]

@@ -5,7 +5,9 @@ chunks, pads it with the ``pad2`` accessor, and writes DST as zarr with regular 
 showing progress. ``daskpad info`` describes SRC and what a padding would produce without
 computing; ``daskpad demo`` shows it all on a small synthetic dataset.
 
-Each command is parse -> open -> pad -> write; the helpers live in :mod:`daskpad._cli_io`.
+Each command is parse -> open -> pad -> write; the helpers live in :mod:`daskpad._cli_io`
+(options, opening, messages), :mod:`daskpad._cluster` (clusters, stopping),
+:mod:`daskpad._tiling` and :mod:`daskpad._tiles` (tiled writing).
 """
 
 from __future__ import annotations

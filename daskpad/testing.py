@@ -447,14 +447,26 @@ def pad_and_reverse_data(
         data[:] = data[::-1].copy()
 
 
+#: The names of :mod:`daskpad.strategies` this module forwards (its ``__all__``).
+_STRATEGIES = (
+    "CALLABLES",
+    "PadCase",
+    "chunkings",
+    "data_arrays",
+    "dtypes",
+    "invalid_pad_cases",
+    "mode_kwargs",
+    "pad_cases",
+    "pad_widths",
+    "shapes",
+)
+
+
 def __getattr__(name: str) -> Any:
     """The strategies of :mod:`daskpad.strategies` by their names here too (imported, with
-    hypothesis, on first use)."""
-    if name.startswith("__"):
-        raise AttributeError(name)
+    hypothesis, on first use); any other name is missing, as usual."""
+    if name not in _STRATEGIES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from . import strategies
 
-    try:
-        return getattr(strategies, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(strategies, name)

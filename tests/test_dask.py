@@ -17,7 +17,7 @@ from daskpad import _dask
 PRIVATE = re.compile(
     r"dask\._|dask\.highlevelgraph|dask\.layers|_array_expr|dask\.graph_manipulation|"
     r"dask\.callbacks|dask\.delayed|dask\.core\b|collections_to_expr|convert_legacy_graph|"
-    r"HighLevelGraph|MaterializedLayer|_task_spec"
+    r"HighLevelGraph|MaterializedLayer|_task_spec|get_scheduler|dask_worker\.state"
 )
 
 

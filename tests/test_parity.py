@@ -332,6 +332,7 @@ def test_the_comparison_needs_no_hypothesis():
         "assert_pad_matches_numpy(np.arange(6.0).reshape(2, 3), 2, 3, 'symmetric')\n"
         "assert_pad_matches_numpy(np.arange(4), 1, 2, pad_with_constant)\n"
         "import daskpad.testing\n"
+        "assert not hasattr(daskpad.testing, 'no_such_name')\n"
         "try:\n"
         "    daskpad.testing.pad_cases\n"
         "except ImportError:\n"
@@ -343,3 +344,11 @@ def test_the_comparison_needs_no_hypothesis():
     from daskpad import strategies, testing
 
     assert testing.pad_cases is strategies.pad_cases
+    assert testing._STRATEGIES == tuple(strategies.__all__)
+
+
+def test_a_keyword_the_mode_does_not_take_is_refused_naming_the_modes_that_do():
+    with pytest.raises(ValueError, match=r"mode 'edge': \['end_values'\].*'linear_ramp'"):
+        daskpad.pad(np.arange(4), 1, "edge", end_values=3)
+    with pytest.raises(ValueError, match="reflect_type must be 'even' or 'odd', got 'od'"):
+        daskpad.pad(np.arange(4), 1, "reflect", reflect_type="od")
