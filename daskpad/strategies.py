@@ -27,6 +27,7 @@ from hypothesis.extra import numpy as hnp
 from ._modes import REFLECT_TYPES
 from .testing import (
     _ALL_MODES,
+    _STRATEGIES,
     DTYPES,
     NUMPY_HAS_DICT_PAD_WIDTH,
     assert_pad_matches_numpy,
@@ -37,18 +38,7 @@ from .testing import (
     pad_with_shuffled_line,
 )
 
-__all__ = [
-    "CALLABLES",
-    "PadCase",
-    "chunkings",
-    "data_arrays",
-    "dtypes",
-    "invalid_pad_cases",
-    "mode_kwargs",
-    "pad_cases",
-    "pad_widths",
-    "shapes",
-]
+__all__ = list(_STRATEGIES)  # (daskpad.testing forwards these names)
 
 
 #: Padding functions the strategies draw, with a strategy for their keyword arguments.
