@@ -69,6 +69,17 @@ MODES: MappingProxyType[str, Mode] = MappingProxyType({m.name: m for m in _TABLE
 REFLECT_TYPES = ("even", "odd")
 
 
+def mode_named(mode: Any) -> Mode:
+    """The mode called ``mode``; ``ValueError`` naming the choices for any other string
+    (an unhashable ``mode`` raises ``TypeError``, as a dict lookup does)."""
+    try:
+        return MODES[mode]
+    except KeyError:
+        raise ValueError(
+            f"mode '{mode}' is not supported; choose one of {sorted(MODES)} or a function"
+        ) from None
+
+
 def modes_taking(kwargs: Iterable[str]) -> list[str]:
     """The modes that take every keyword argument in ``kwargs``."""
     wanted = set(kwargs)
@@ -80,8 +91,8 @@ def check_kwargs(mode: str, given: Mapping[str, Any]) -> Mode:
     command all ask: each given one must be one the mode takes (``numpy.pad`` refuses the
     others with ``ValueError``), and ``reflect_type`` must be ``"even"`` or ``"odd"``
     (numpy silently treats any other value as ``"even"``; a typo should not pass
-    unnoticed). Returns the mode; ``mode`` must be one of :data:`MODES`."""
-    spec = MODES[mode]
+    unnoticed). Returns the mode (:func:`mode_named`)."""
+    spec = mode_named(mode)
     unsupported = sorted(set(given) - set(spec.kwargs))
     if unsupported:
         fit = modes_taking(unsupported)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._modes import MODES, EdgeFunction, Mode, check_kwargs
+from ._modes import EdgeFunction, Mode, check_kwargs, mode_named
 
 
 class PadWidthValueError(TypeError, AssertionError):
@@ -234,11 +234,7 @@ def normalize(
         return PadPlan(shape, None, axes, function=mode, function_kwargs=dict(kwargs))
 
     try:
-        spec = MODES[mode]
-    except KeyError:
-        raise ValueError(
-            f"mode '{mode}' is not supported; choose one of {sorted(MODES)} or a function"
-        ) from None
+        spec = mode_named(mode)
     except TypeError as exc:
         raise _reraise(exc, f"mode must be a string or a function, got {mode!r}") from None
     check_kwargs(spec.name, kwargs)

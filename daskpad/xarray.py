@@ -85,10 +85,6 @@ def _check_mode(mode: Any, given: Mapping[str, Any]) -> None:
                 "arguments with functools.partial"
             )
         return
-    if mode not in MODES:
-        raise ValueError(
-            f"mode '{mode}' is not supported; choose one of {sorted(MODES)} or a function"
-        )
     check_kwargs(mode, given)
 
 
