@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The project's test command (README: "Run the tests").
-# The suite runs twice: with dask's classic graphs and with dask's array query planning
-# (array-expr), which dask will switch on by default in a later release. Cluster tests
-# (process workers) run in the first pass only.
+# The static checks run first (ruff, and mypy in strict mode). Then the suite runs twice:
+# with dask's classic graphs and with dask's array query planning (array-expr), which dask
+# will switch on by default in a later release. Cluster tests (process workers) run in the
+# first pass only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+echo "== checks: ruff, mypy --strict (pyproject.toml)"
+python -m ruff check .
+python -m ruff format --check .
+python -m mypy
 echo "== daskpad demo"
 python -m daskpad demo
 echo "== daskpad tests: classic dask graphs"

@@ -22,7 +22,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -103,7 +103,7 @@ class Grid:
         if query_planning() and np.ndim(x._meta) != x.ndim:
             # concatenate needs metas of the array's ndim; a blockwise identity (fused away
             # by dask's optimiser) gives x one
-            return da.map_blocks(k.identity, x, meta=self.meta, dtype=x.dtype)
+            return cast("da.Array", da.map_blocks(k.identity, x, meta=self.meta, dtype=x.dtype))
         return x
 
     def _concatenated_over(self, x: da.Array) -> da.Array:
@@ -118,11 +118,11 @@ class Grid:
 
     @property
     def ndim(self) -> int:
-        return self.x.ndim
+        return cast("int", self.x.ndim)
 
     @property
     def dtype(self) -> np.dtype:
-        return self.x.dtype
+        return cast("np.dtype[Any]", self.x.dtype)
 
     @property
     def _meta(self) -> Any:
@@ -132,7 +132,7 @@ class Grid:
         """``[start:stop]`` along ``axis`` (not padded yet) of the array padded so far."""
         index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
         if not self.padded or query_planning():
-            return self.concatenated[index]
+            return cast("da.Array", self.concatenated[index])
         bounds = np.cumsum((0, *self.chunks[axis]))
         nblocks = len(self.chunks[axis])
         # the blocks [first, last) holding [start, stop); at least one, for an empty slab
@@ -146,7 +146,7 @@ class Grid:
             slice(start - offset, stop - offset) if i == axis else slice(None)
             for i in range(self.ndim)
         )
-        return view[local]
+        return cast("da.Array", view[local])
 
     def map_slab(
         self,
@@ -331,7 +331,7 @@ def regrid(a: da.Array, target: Chunks) -> da.Array:
     if target == a.chunks:
         return a
     if query_planning():
-        return a.rechunk(target, threshold=ONE_STAGE)
+        return cast("da.Array", a.rechunk(target, threshold=ONE_STAGE))
     name = f"pad-regrid-{tokenize(a.name, target)}"
     return _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a)
 

@@ -439,14 +439,14 @@ def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
     """Compute ``delayed`` locally (dask's ProgressBar) or on ``client`` (distributed's),
     the bar on stderr."""
     if client is None:
-        import dask
-        from dask.diagnostics import ProgressBar
+        from dask.base import compute
+        from dask.diagnostics.progress import ProgressBar
 
         if progress:
             with ProgressBar(out=sys.stderr):
-                dask.compute(delayed)
+                compute(delayed)
         else:
-            dask.compute(delayed)
+            compute(delayed)
         return
     from ._settle import fresh_keys
 

@@ -123,8 +123,7 @@ def _connect(client: Any, address: str, timeout: float, what: str | None = None)
     """A Client of the scheduler at ``address``, or a CliError naming ``--scheduler``
     within about ``timeout`` seconds: a malformed address or a refused connection at once
     (distributed itself would retry until its timeout)."""
-    from distributed.comm import parse_address
-    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.addressing import parse_address, parse_host_port
 
     what = what or f"--scheduler {address}"
     wait = f"(--scheduler-timeout {timeout:g} s)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -205,7 +205,9 @@ def copy_of(x: da.Array, suffix: str) -> da.Array:
     if query_planning():
         from dask.array._array_expr._collection import from_graph
 
-        return from_graph(graph, meta, x.chunks, keys, f"{x.name.split('-')[0]}-copy")
+        return cast(
+            "da.Array", from_graph(graph, meta, x.chunks, keys, f"{x.name.split('-')[0]}-copy")
+        )
     from dask.highlevelgraph import HighLevelGraph
 
     name = rename(x.name)
@@ -305,4 +307,4 @@ def progress_callback(draw: Callable[[float], None]) -> Any:
             total = done + sum(len(s[k]) for k in ("ready", "waiting", "running"))
             draw(done / total if total else 1.0)
 
-    return _Tasks()
+    return _Tasks()  # type: ignore[no-untyped-call]

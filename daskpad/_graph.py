@@ -17,7 +17,7 @@ import functools
 import itertools
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -100,18 +100,21 @@ def _blockwise_chunks(
     with warnings.catch_warnings():
         # the side has more blocks than the slabs it reads: that is the point, not a problem
         warnings.simplefilter("ignore", PerformanceWarning)
-        return da.blockwise(
-            k.per_chunk,
-            out,
-            *args,
-            new_axes={ndim: tuple(chunks)},  # one chunk per block of the index
-            dtype=like.dtype,
-            meta=meta_from_array(like._meta, ndim=ndim),
-            token=kernel.__name__,
-            kernel=kernel,
-            bounds=bounds,
-            along=along,
-            **kwargs,
+        return cast(
+            "da.Array",
+            da.blockwise(
+                k.per_chunk,
+                out,
+                *args,
+                new_axes={ndim: tuple(chunks)},  # one chunk per block of the index
+                dtype=like.dtype,
+                meta=meta_from_array(like._meta, ndim=ndim),
+                token=kernel.__name__,
+                kernel=kernel,
+                bounds=bounds,
+                along=along,
+                **kwargs,
+            ),
         )
 
 
@@ -127,17 +130,20 @@ def _blockwise_along(
     ``along`` and returns a block of ``size`` there. ``kwargs`` go to the kernel."""
     ndim = like.ndim
     out = tuple(ndim if i == along else i for i in range(ndim))
-    return da.blockwise(
-        k.along_axis,
-        out,
-        *_contracted(ndim, along, inputs),
-        new_axes={ndim: size},
-        dtype=like.dtype,
-        meta=meta_from_array(like._meta, ndim=ndim),
-        token=kernel.__name__,
-        kernel=kernel,
-        along=along,
-        **kwargs,
+    return cast(
+        "da.Array",
+        da.blockwise(
+            k.along_axis,
+            out,
+            *_contracted(ndim, along, inputs),
+            new_axes={ndim: size},
+            dtype=like.dtype,
+            meta=meta_from_array(like._meta, ndim=ndim),
+            token=kernel.__name__,
+            kernel=kernel,
+            along=along,
+            **kwargs,
+        ),
     )
 
 
@@ -162,14 +168,17 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
                 value=value,
                 fill=not empty,
             )
-        return da.map_blocks(
-            k.fill_block,
-            chunks=_with_axis(x, ap.axis, chunks),
-            dtype=x.dtype,
-            meta=x._meta,
-            like=x._meta,
-            value=value,
-            fill=not empty,
+        return cast(
+            "da.Array",
+            da.map_blocks(
+                k.fill_block,
+                chunks=_with_axis(x, ap.axis, chunks),
+                dtype=x.dtype,
+                meta=x._meta,
+                like=x._meta,
+                value=value,
+                fill=not empty,
+            ),
         )
 
     return _per_pad_block(ap, sides, make)
@@ -215,7 +224,7 @@ def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Si
         # a side so wide that its slabs exceed the budget: each block reads only its own
         limits = np.cumsum((offset, *chunks)).tolist()
         blocks = [layer((hi - lo,), lo, spans(lo, hi)) for lo, hi in itertools.pairwise(limits)]
-        return da.concatenate(blocks, axis=ap.axis)
+        return cast("da.Array", da.concatenate(blocks, axis=ap.axis))
 
     return _per_pad_block(ap, sides, make)
 
@@ -380,7 +389,10 @@ def _slab_statistic(
         return _blockwise_along(k.combine_statistic, slab, axis, 1, [partial], finish)
     reduce = {"amax": da.max, "amin": da.min, "mean": da.sum}[stat]
     total = reduce(partial, axis=axis, keepdims=True)
-    return da.map_blocks(k.combine_statistic, total, meta=meta, dtype=slab.dtype, **finish)
+    return cast(
+        "da.Array",
+        da.map_blocks(k.combine_statistic, total, meta=meta, dtype=slab.dtype, **finish),
+    )
 
 
 def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
@@ -487,7 +499,9 @@ def _views(
         bounds = np.cumsum((0, *input_chunks[axis])).tolist()
         end = ap.before + ap.length
         start, stop = (0, ap.before) if side == BEFORE else (end, end + ap.after)
-        return (k.run_starts(program, bounds, start, stop) - start).tolist()
+        return cast(
+            "list[int] | None", (k.run_starts(program, bounds, start, stop) - start).tolist()
+        )
 
     return align
 
@@ -523,10 +537,13 @@ def whole_along(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
     # dask sizes "auto" chunks from the itemsize, which object arrays do not have: count
     # each element as a pointer
     dtype = np.dtype(np.intp) if x.dtype.kind == "O" else x.dtype
-    return normalize_chunks(
-        tuple(wanted[i] for i in range(x.ndim)),
-        x.shape,
-        limit=chunk_budget(),
-        dtype=dtype,
-        previous_chunks=x.chunks,
+    return cast(
+        "tuple[tuple[int, ...], ...]",
+        normalize_chunks(
+            tuple(wanted[i] for i in range(x.ndim)),
+            x.shape,
+            limit=chunk_budget(),
+            dtype=dtype,
+            previous_chunks=x.chunks,
+        ),
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -121,7 +121,7 @@ def source_index(program: Program, positions: np.ndarray) -> np.ndarray:
     if program.kind == "reflect":
         r = q % (2 * n - 2)
         return np.where(r < n, r, 2 * n - 2 - r)
-    return np.clip(q, 0, n - 1)
+    return cast("np.ndarray", np.clip(q, 0, n - 1))
 
 
 def run_starts(program: Program, bounds: Sequence[int], start: int, stop: int) -> np.ndarray:
@@ -148,7 +148,7 @@ def run_starts(program: Program, bounds: Sequence[int], start: int, stop: int) -
     q0, q1 = start + 1 - program.lo, stop - program.lo  # cuts at q in [q0, q1)
     first, last = q0 // period, (q1 - 1) // period
     q = (np.arange(first, last + 1, dtype=np.int64)[:, None] * period + r).ravel()
-    return q[(q >= q0) & (q < q1)] + program.lo
+    return cast("np.ndarray", q[(q >= q0) & (q < q1)] + program.lo)
 
 
 def _locate(program: Program, pos: np.ndarray) -> np.ndarray:
@@ -203,7 +203,7 @@ def _concatenate(pieces: Sequence[Any], axis: int) -> Any:
     if len(pieces) == 1:
         return pieces[0]
     if isinstance(pieces[0], np.ma.MaskedArray):
-        return np.ma.concatenate(pieces, axis=axis)
+        return np.ma.concatenate(pieces, axis=axis)  # type: ignore[no-untyped-call]
     return np.concatenate(pieces, axis=axis)
 
 
@@ -697,12 +697,14 @@ def partial_statistic(block: Any, *, stat: str, axis: int, acc: np.dtype) -> Any
     return _on_distinct_lines(share, [block], axis)
 
 
-def partials_along(block: Any, *, stat: str, axes: Sequence[int], acc: np.dtype) -> tuple:
+def partials_along(
+    block: Any, *, stat: str, axes: Sequence[int], acc: np.dtype
+) -> tuple[Any, ...]:
     """:func:`partial_statistic` of one block along each of ``axes``, in one task."""
     return tuple(partial_statistic(block, stat=stat, axis=a, acc=acc) for a in axes)
 
 
-def pick(parts: tuple, *, which: int) -> Any:
+def pick(parts: tuple[Any, ...], *, which: int) -> Any:
     """One of the partials :func:`partials_along` computed."""
     return parts[which]
 

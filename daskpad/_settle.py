@@ -99,7 +99,7 @@ def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
     schedule = distributed_scheduler(collections)
     if schedule is not None:
         return list(schedule(*fresh_keys(collections)))
-    return dask.compute(*collections)
+    return list(dask.base.compute(*collections))
 
 
 def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:

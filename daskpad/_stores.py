@@ -268,7 +268,7 @@ except ImportError:  # zarr 2: object stores are written by zarr 3 only
     _WrapperStore = object  # type: ignore[assignment,misc]
 
 
-class HeldRoot(_WrapperStore):
+class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
     """A zarr store that keeps every metadata document (:data:`METADATA_DOCS`, of the
     root and of each group and array) in memory and passes the chunks to the wrapped
     store: nothing in it opens until :meth:`publish` writes them, the root's last.

@@ -18,7 +18,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from hypothesis import strategies as st
@@ -42,7 +42,7 @@ __all__ = list(_STRATEGIES)  # (daskpad.testing forwards these names)
 
 
 #: Padding functions the strategies draw, with a strategy for their keyword arguments.
-CALLABLES: tuple[tuple[Callable[..., Any], st.SearchStrategy[dict]], ...] = (
+CALLABLES: tuple[tuple[Callable[..., Any], st.SearchStrategy[dict[str, Any]]], ...] = (
     (
         pad_with_constant,
         st.one_of(st.just({}), st.fixed_dictionaries({"padder": st.integers(0, 100)})),
@@ -85,7 +85,7 @@ def shapes(
     max_dims: int = 4,
     max_side: int = 12,
     budget: int = INPUT_BUDGET,
-):
+) -> tuple[int, ...]:
     """``min_dims`` to ``max_dims`` axes of length 0 to ``max_side``, at most ``budget``
     elements."""
     ndim = draw(st.integers(min_dims, max_dims))
@@ -99,7 +99,9 @@ def shapes(
 
 
 @st.composite
-def chunkings(draw: Any, shape: tuple[int, ...], *, max_blocks: int = BLOCK_BUDGET):
+def chunkings(
+    draw: Any, shape: tuple[int, ...], *, max_blocks: int = BLOCK_BUDGET
+) -> tuple[tuple[int, ...], ...]:
     """Irregular chunks: each axis cut at random places; length-0 axes get ``(0,)``."""
     chunks = []
     room = max_blocks
@@ -215,7 +217,7 @@ def _room(shape: Any, chunks: Any, totals: list[int], axes: Any, budget: int, bl
 
 def _width(draw: Any, most: int) -> int:
     most = max(0, min(most, MAX_WIDTH))
-    return draw(st.one_of(st.integers(0, min(3, most)), st.integers(0, most)))
+    return cast("int", draw(st.one_of(st.integers(0, min(3, most)), st.integers(0, most))))
 
 
 PAD_WIDTH_FORMS = (
@@ -238,7 +240,7 @@ def pad_widths(
     *,
     budget: int = OUTPUT_BUDGET,
     max_blocks: int = OUTPUT_BLOCK_BUDGET,
-):
+) -> Any:
     """``pad_width`` for an array of ``shape``, in one of numpy's forms (``PAD_WIDTH_FORMS``),
     with widths up to ``MAX_WIDTH`` (far wider than any axis) where the output stays under
     ``budget`` elements and, given the input ``chunks``, about ``max_blocks`` blocks."""
@@ -358,13 +360,13 @@ def _forms_of(draw: Any, value_strategy: st.SearchStrategy[Any], ndim: int) -> A
 
 
 @st.composite
-def mode_kwargs(draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]):
+def mode_kwargs(draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]) -> dict[str, Any]:
     """Keyword arguments ``mode`` takes, each left out or drawn in any of numpy's forms."""
     ndim = len(shape)
     if callable(mode):
-        for function, kwargs in CALLABLES:
+        for function, their_kwargs in CALLABLES:
             if function is mode:
-                return draw(kwargs)
+                return dict(draw(their_kwargs))
         return {}
     kwargs: dict[str, Any] = {}
     if mode == "constant" and draw(st.booleans()):
@@ -435,7 +437,7 @@ def pad_cases(
     *,
     dtype: np.dtype | None = None,
     shape: st.SearchStrategy[tuple[int, ...]] | None = None,
-):
+) -> PadCase:
     """A valid-looking call for ``mode`` (a mode name or a padding function): data of any
     dtype and shape, irregular chunks, ``pad_width`` and keyword arguments in any of numpy's
     forms. numpy may still reject some (a constant that does not fit the dtype, ``mean`` of
@@ -482,7 +484,7 @@ _BAD_MODES = ("foo", "Constant", "", None, 3, ("edge",), ["edge"])
 
 
 @st.composite
-def invalid_pad_cases(draw: Any):
+def invalid_pad_cases(draw: Any) -> PadCase:
     """Calls numpy.pad should reject (or, where it accepts them after all, that are odd):
     negative, non-integral, unsigned, ragged, wrong-length and wrongly-keyed widths; unknown
     modes; keyword arguments the mode does not take; bad ``stat_length``, ``constant_values``

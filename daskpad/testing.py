@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -95,7 +95,9 @@ def _honour_return(function: Callable[..., Any]) -> Callable[..., None]:
     return wrapper
 
 
-def _numpy_reference(data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping) -> Any:
+def _numpy_reference(
+    data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, Any]
+) -> Any:
     if callable(mode):
         mode = _honour_return(mode)
     return np.pad(data, pad_width, mode=mode, **kwargs)
@@ -137,12 +139,14 @@ def _same(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
             out[index] = type(e) is type(a) and bool(e == a or (e != e and a != a))
         return out
     if kind == "c":
-        return _same(expected.real, actual.real) & _same(expected.imag, actual.imag)
+        return cast(
+            "np.ndarray", _same(expected.real, actual.real) & _same(expected.imag, actual.imag)
+        )
     if kind == "f":
-        return (expected == actual) | (np.isnan(expected) & np.isnan(actual))
+        return cast("np.ndarray", (expected == actual) | (np.isnan(expected) & np.isnan(actual)))
     if kind in "mM":
-        return (expected == actual) | (np.isnat(expected) & np.isnat(actual))
-    return expected == actual
+        return cast("np.ndarray", (expected == actual) | (np.isnat(expected) & np.isnat(actual)))
+    return cast("np.ndarray", expected == actual)
 
 
 def _stat_length_pairs(stat_length: Any, ndim: int) -> Any:
@@ -170,7 +174,7 @@ def _all_real_numbers(*arrays: np.ndarray) -> bool:
 
 
 def _mean_tolerance(
-    data: np.ndarray, pad_width: Any, kwargs: Mapping, dtype: np.dtype
+    data: np.ndarray, pad_width: Any, kwargs: Mapping[str, Any], dtype: np.dtype
 ) -> np.ndarray:
     """Per-element tolerance for mode "mean": MEAN_ULPS * eps * max |value in the stat slab|.
 

@@ -91,7 +91,7 @@ def _check_mode(mode: Any, given: Mapping[str, Any]) -> None:
 def _keep_attrs(keep_attrs: bool | None) -> bool:
     if keep_attrs is not None:
         return bool(keep_attrs)
-    option = xr.get_options()["keep_attrs"]
+    option = xr.get_options()["keep_attrs"]  # type: ignore[no-untyped-call]
     return True if option == "default" else bool(option)
 
 
@@ -652,7 +652,7 @@ def _register(name: str = "pad2") -> None:
             and existing.__qualname__ == Pad2Accessor.__qualname__
         ):
             delattr(cls, name)
-        register(name)(Pad2Accessor)
+        register(name)(Pad2Accessor)  # type: ignore[no-untyped-call]
 
 
 _register()
