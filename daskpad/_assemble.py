@@ -30,7 +30,15 @@ from dask.array.utils import meta_from_array
 from dask.base import tokenize
 
 from . import _kernels as k
-from ._dask import SparseLazyLayer, chunk_index, copy_of, lazy_array, query_planning, task
+from ._dask import (
+    SparseLazyLayer,
+    chunk_index,
+    copy_of,
+    lazy_array,
+    picked_array,
+    query_planning,
+    task,
+)
 
 Chunks = tuple[tuple[int, ...], ...]
 
@@ -301,7 +309,7 @@ class Grid:
         grid_chunks = tuple(self.chunks)
         token = tokenize(self.x.name, [_names(p) for p in padded], target)
         if target is None or target == grid_chunks:
-            return lazy_array(
+            return picked_array(
                 f"pad-{token}",
                 grid_chunks,
                 lambda index: self._source(padded, index),

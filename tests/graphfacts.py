@@ -11,19 +11,34 @@ import dask.array as da
 import numpy as np
 from dask.core import get_dependencies
 
+from daskpad._dask import picked_block
+
 
 def graph_of(x: da.Array) -> dict[Hashable, Any]:
     return dict(x.__dask_graph__())
 
 
 def is_alias(graph: dict[Hashable, Any], value: Any) -> bool:
-    """A task that only renames another key (classic tuple-key alias or ``Alias`` node)."""
-    if type(value).__name__ == "Alias":
+    """A task that only renames another key (classic tuple-key alias, ``Alias`` node, or a
+    block of :func:`daskpad._dask.picked_array`, which dask fuses into its consumers)."""
+    if type(value).__name__ == "Alias" or getattr(value, "func", None) is picked_block:
         return True
     try:
         return isinstance(value, (tuple, str)) and value in graph
     except TypeError:
         return False
+
+
+def alias_of(graph: dict[Hashable, Any], value: Any) -> Hashable | None:
+    """The key an alias (:func:`is_alias`) stands for, or ``None`` for any other task."""
+    if not is_alias(graph, value):
+        return None
+    if type(value).__name__ == "Alias":
+        return value.target
+    if getattr(value, "func", None) is picked_block:
+        (key,) = value.dependencies
+        return key
+    return value
 
 
 def added_tasks(x: da.Array, y: da.Array) -> tuple[int, int]:
