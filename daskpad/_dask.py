@@ -319,6 +319,45 @@ def layer_dependencies(x: Any) -> Mapping[str, set[str]] | None:
     return graph.dependencies if isinstance(graph, HighLevelGraph) else None
 
 
+#: the key of daskpad's mark in a layer's collection annotations (dask keeps those out of
+#: the scheduler and out of its fusion rules)
+MARK = "daskpad"
+
+
+def marked(x: da.Array, mark: str) -> da.Array:
+    """``x`` with ``mark`` on the layer that makes its blocks, for :func:`marked_layers`
+    to find; a graph without layers (query planning) has no such place, and ``x`` is
+    returned as it is."""
+    import copy
+
+    from dask.highlevelgraph import HighLevelGraph
+
+    graph = x.__dask_graph__()
+    if not isinstance(graph, HighLevelGraph) or x.name not in graph.layers:
+        return x
+    layer = copy.copy(graph.layers[x.name])
+    layer.collection_annotations = {**(layer.collection_annotations or {}), MARK: mark}
+    layers = {**graph.layers, x.name: layer}
+    return da.Array(
+        HighLevelGraph(layers, dict(graph.dependencies)), x.name, x.chunks, meta=x._meta
+    )
+
+
+def marked_layers(x: Any, mark: str) -> set[str] | None:
+    """The layers of ``x``'s graph that carry ``mark`` (:func:`marked`), or None for a graph
+    without layers."""
+    from dask.highlevelgraph import HighLevelGraph
+
+    graph = x.__dask_graph__()
+    if not isinstance(graph, HighLevelGraph):
+        return None
+    return {
+        name
+        for name, layer in graph.layers.items()
+        if (getattr(layer, "collection_annotations", None) or {}).get(MARK) == mark
+    }
+
+
 def layer_keys(x: Any, name: str) -> list[Hashable]:
     """The keys of layer ``name`` of ``x``'s (layered) graph."""
     return list(x.__dask_graph__().layers[name].get_output_keys())

@@ -37,7 +37,7 @@ from ._chunks import (
     output_chunks,
     pad_layout,
 )
-from ._dask import query_planning
+from ._dask import marked, query_planning
 from ._modes import EdgeFunction
 from ._normalize import AxisPlan, PadPlan
 
@@ -417,6 +417,10 @@ def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
+#: the mark (daskpad._dask.marked) of the statistics a pad side repeats
+STATISTIC = "statistic"
+
+
 def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """maximum, mean, median, minimum: one statistic per side and face block, repeated."""
     assert plan.mode is not None and plan.mode.stat is not None and ap.stat_length
@@ -429,7 +433,8 @@ def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
         after = before  # both sides read the whole axis
     else:
         after = _statistic(x, axis, n - length_after, n, stat) if ap.after else None
-    stats = [before, after]
+    # marked, so that a tiled store finds them and computes them first (daskpad._settle)
+    stats = [marked(s, STATISTIC) if s is not None else None for s in (before, after)]
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         stat_ = stats[side]

@@ -13,18 +13,18 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
-from ._assemble import BLOCK_INDEX
 from ._dask import (
     distributed_scheduler,
     key_values,
     layer_dependencies,
     layer_keys,
+    marked_layers,
     optimized_graph,
     progress_callback,
     renamed,
     with_values,
 )
-from ._kernels import repeat_block
+from ._graph import STATISTIC
 
 
 class TileProgress:
@@ -129,17 +129,9 @@ def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False
     out = list(arrays)
     pending: dict[int, set[str]] = {}
     for i, x in enumerate(out):
-        layers = layer_dependencies(x)
-        if layers is not None:
-            names = {
-                d
-                for name, deps in layers.items()
-                if name.startswith(_REPEAT_LAYER)
-                for d in deps
-                if not d.startswith(_INDEX)
-            }
-            if names:
-                pending[i] = names
+        names = marked_layers(x, STATISTIC)
+        if names:
+            pending[i] = names
     # keys per computation, for each statistic layer: a few face blocks of whole lines,
     # each reading about the array's bytes over the layer's keys
     per: dict[str, int] = {}
@@ -194,11 +186,3 @@ def _settle_layer(x: Any, name: str, per: int, bar: TileProgress | None) -> dict
             results = compute_apart(key_values(x, name, batch))
         values.update(zip(batch, results))
     return values
-
-
-# the layers of daskpad's graph that repeat a statistic into pad blocks (named after their
-# kernel), and the tiny block-index layers they also read (see daskpad._graph.build_stat)
-_REPEAT_LAYER = f"{repeat_block.__name__}-"
-
-
-_INDEX = f"{BLOCK_INDEX}-"

@@ -69,6 +69,19 @@ def test_picked_array_picks_blocks_and_fuses_into_its_consumer():
     assert all(type(node).__name__ == "Task" for node in dsk.values())
 
 
+def test_a_mark_is_found_where_graphs_have_layers():
+    x = da.arange(6, chunks=3)
+    y = (x + 1).sum(keepdims=True)
+    z = _dask.marked(y, "stat") * 2
+    found = _dask.marked_layers(z, "stat")
+    if _dask.query_planning():
+        assert found is None and _dask.marked(y, "stat") is y
+    else:
+        assert found == {y.name} and _dask.marked_layers(z, "other") == set()
+        assert _dask.marked_layers(y, "stat") == set()  # y itself is left unmarked
+    np.testing.assert_array_equal(z.compute(), [42])
+
+
 @classic_only
 def test_lazy_array_reads_its_dependencies_and_layers_below():
     x = da.arange(6, chunks=3)
