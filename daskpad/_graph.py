@@ -40,6 +40,7 @@ from ._chunks import (
 from ._dask import marked, query_planning
 from ._modes import EdgeFunction
 from ._normalize import AxisPlan, PadPlan
+from ._programs import fill_program, needed_ranges, run_starts
 
 Sides = tuple[da.Array | None, da.Array | None]
 SideChunks = tuple[tuple[int, ...], tuple[int, ...]]  # a pad side's chunks, before and after
@@ -187,7 +188,7 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
 def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """edge, reflect, symmetric, wrap: each block reads the input elements it maps to."""
     assert plan.mode is not None
-    program = k.fill_program(plan.mode.name, ap.length, ap.before, ap.after, plan.reflect_type)
+    program = fill_program(plan.mode.name, ap.length, ap.before, ap.after, plan.reflect_type)
     bounds = np.cumsum((0, *x.chunks[ap.axis]))
 
     def spans(start: int, stop: int) -> list[tuple[int, int, int]]:
@@ -195,7 +196,7 @@ def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Si
         ``(chunk, lo, hi)`` per input chunk they fall in, from the first to the last
         element needed there."""
         found: dict[int, tuple[int, int]] = {}  # chunk -> (first, last + 1) needed in it
-        for a, b in k.needed_ranges(program, start, stop):
+        for a, b in needed_ranges(program, start, stop):
             first = int(np.searchsorted(bounds, a, side="right")) - 1
             last = int(np.searchsorted(bounds, b - 1, side="right")) - 1
             for c in range(first, last + 1):
@@ -500,12 +501,12 @@ def _views(
 
     def align(axis: int, side: int) -> list[int] | None:
         ap = plan.axes[axis]
-        program = k.fill_program(mode, ap.length, ap.before, ap.after, plan.reflect_type)
+        program = fill_program(mode, ap.length, ap.before, ap.after, plan.reflect_type)
         bounds = np.cumsum((0, *input_chunks[axis])).tolist()
         end = ap.before + ap.length
         start, stop = (0, ap.before) if side == BEFORE else (end, end + ap.after)
         return cast(
-            "list[int] | None", (k.run_starts(program, bounds, start, stop) - start).tolist()
+            "list[int] | None", (run_starts(program, bounds, start, stop) - start).tolist()
         )
 
     return align

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from daskpad._graph import narrow_face
-from daskpad._kernels import fill_program, needed_ranges, source_index
+from daskpad._programs import fill_program, needed_ranges, source_index
 
 COPYING = ["edge", "reflect", "symmetric", "wrap"]
 
