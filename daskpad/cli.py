@@ -5,9 +5,10 @@ chunks, pads it with the ``pad2`` accessor, and writes DST as zarr with regular 
 showing progress. ``daskpad info`` describes SRC and what a padding would produce without
 computing; ``daskpad demo`` shows it all on a small synthetic dataset.
 
-Each command is parse -> open -> pad -> write; the helpers live in :mod:`daskpad._cli_io`
-(options, opening, messages), :mod:`daskpad._cluster` (clusters, stopping),
-:mod:`daskpad._tiling` and :mod:`daskpad._tiles` (tiled writing).
+Each command is parse -> open -> pad -> write; the parser is :mod:`daskpad._cli_args`, the
+helpers live in :mod:`daskpad._cli_io` (option values, opening, messages),
+:mod:`daskpad._cluster` (clusters, stopping), :mod:`daskpad._tiling` and
+:mod:`daskpad._tiles` (tiled writing).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
+from ._cli_args import MODE_OPTIONS, parser
 from ._cli_io import (
     ARRAY_VARIABLE,
     CliError,
@@ -53,27 +55,11 @@ from ._cli_io import (
     zarr_format_of,
 )
 from ._cluster import client_for, stopping_first
-from ._coords import COORDS_POLICIES
 from ._modes import MODES, modes_taking
 from ._stores import Location, locate, written_in_place
 from ._tiles import consolidate, write_tiled
 from ._tiling import Plan, default_memory
 from ._tiling import plan as plan_tiles
-
-# --option -> the keyword argument of numpy.pad / pad2 it sets.
-_MODE_OPTIONS = {
-    "constant_value": ("--constant-value", "constant_values"),
-    "end_value": ("--end-value", "end_values"),
-    "stat_length": ("--stat-length", "stat_length"),
-    "reflect_type": ("--reflect-type", "reflect_type"),
-}
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and the hint to ``--help``)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 # --------------------------------------------------------------------------------------
@@ -83,13 +69,13 @@ def _pad_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The mode's keyword arguments, refusing options that do not fit the mode."""
     mode = MODES[args.mode]
     kwargs: dict[str, Any] = {}
-    for attr, (flag, kwarg) in _MODE_OPTIONS.items():
+    for attr, (flag, kwarg) in MODE_OPTIONS.items():
         text = getattr(args, attr)
         if text is None:
             continue
         if kwarg not in mode.kwargs:
             fits = modes_taking([kwarg])
-            takes = ", ".join(f for f, k in _MODE_OPTIONS.values() if k in mode.kwargs)
+            takes = ", ".join(f for f, k in MODE_OPTIONS.values() if k in mode.kwargs)
             raise CliError(
                 f"{flag} does not apply to --mode {args.mode} (it takes "
                 f"{takes or 'no other option'}); {flag} is for --mode {' or '.join(fits)}"
@@ -143,7 +129,7 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location
         given = [f"--width {Widths(widths)}", f"--mode {args.mode}"]
         given += [
             f"{flag} {getattr(args, attr)}"
-            for attr, (flag, _) in _MODE_OPTIONS.items()
+            for attr, (flag, _) in MODE_OPTIONS.items()
             if getattr(args, attr) is not None
         ]
         raise CliError(f"{' '.join(given)}: {e}") from None
@@ -395,209 +381,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------
-# The parser and main
+# main
 # --------------------------------------------------------------------------------------
-def _output_options(pad: argparse.ArgumentParser) -> None:
-    """``daskpad pad``'s options for writing DST and where to compute."""
-    out = pad.add_argument_group("output and execution")
-    out.add_argument(
-        "--dst-storage-option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="an option for DST's filesystem only (over --storage-option)",
-    )
-    out.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace DST if it is a zarr store. A local DST is replaced only once the new "
-        "store is complete; in an object store (s3://, gs://) there is no rename, so the old "
-        "DST is deleted BEFORE the new one is written: not atomic",
-    )
-    out.add_argument("--zarr-format", type=int, choices=(2, 3), help="default: SRC's, or 3")
-    out.add_argument(
-        "--dry-run", action="store_true", help="show what would be written; compute nothing"
-    )
-    out.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress bar on stderr (default: when stderr is a terminal)",
-    )
-    out.add_argument(
-        "--memory",
-        metavar="SIZE",
-        help="input data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of "
-        "this machine's memory if less): a bigger dataset is written tile by tile, reading "
-        "the input blocks at tile edges twice",
-    )
-    where = out.add_mutually_exclusive_group()
-    where.add_argument(
-        "--scheduler", metavar="ADDRESS", help="run on this dask.distributed scheduler"
-    )
-    where.add_argument(
-        "--scheduler-file",
-        metavar="PATH",
-        help="run on the dask.distributed scheduler this file names (as written by "
-        "dask scheduler --scheduler-file, or dask-jobqueue)",
-    )
-    where.add_argument(
-        "--workers",
-        type=_positive_int,
-        metavar="N",
-        help="start a local cluster of N worker processes",
-    )
-    out.add_argument(
-        "--scheduler-timeout",
-        type=_positive_float,
-        default=10.0,
-        metavar="SECONDS",
-        help="how long to wait for --scheduler to answer (default: 10)",
-    )
-
-
-def _padding_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "src",
-        metavar="SRC",
-        help="zarr store (v2 or v3) or netCDF file: a local path or a URL (s3://bucket/in.zarr, "
-        "gs://..., file://...)",
-    )
-    parser.add_argument(
-        "--storage-option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="an option for the filesystem of a URL SRC or DST (repeatable; dots nest, "
-        "VALUE is read as JSON where it is JSON: quote it, 'secret=\"12345\"', to keep "
-        "digits text), e.g. endpoint_url=http://127.0.0.1:9000, anon=true, "
-        "client_kwargs.region_name=eu-west-1; credentials also come from the usual "
-        "environment variables (AWS_ACCESS_KEY_ID, ...)",
-    )
-    parser.add_argument(
-        "--src-storage-option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="an option for SRC's filesystem only (over --storage-option)",
-    )
-    g = parser.add_argument_group("padding")
-    g.add_argument(
-        "--width",
-        action="append",
-        metavar="DIM=N|DIM=BEFORE:AFTER",
-        help="pad dimension DIM by N on both sides, or BEFORE and AFTER (repeat per dimension)",
-    )
-    g.add_argument(
-        "--mode",
-        default="constant",
-        choices=sorted(MODES),
-        help="numpy.pad mode (default: constant)",
-    )
-    g.add_argument(
-        "--var", action="append", metavar="NAME", help="pad only this data variable (repeatable)"
-    )
-    g.add_argument(
-        "--constant-value",
-        metavar="V|B:A",
-        help="mode constant: the fill (default: NaN, promoting integer data to float)",
-    )
-    g.add_argument(
-        "--end-value", metavar="V|B:A", help="mode linear_ramp: the value ramped to (default 0)"
-    )
-    g.add_argument(
-        "--stat-length",
-        metavar="N|B:A",
-        help="maximum/mean/median/minimum: values read at each edge",
-    )
-    g.add_argument(
-        "--reflect-type", choices=("even", "odd"), help="modes reflect, symmetric (default even)"
-    )
-    g.add_argument(
-        "--coords",
-        default="extend",
-        choices=COORDS_POLICIES,
-        help="index coordinates of padded dimensions: extend their spacing (default), drop "
-        "them, or pad them as xarray's Dataset.pad does",
-    )
-    g.add_argument(
-        "--chunks",
-        action="append",
-        metavar="regular|even|DIM=SIZE,...",
-        help="output chunks: SRC's own sizes, made regular for zarr (regular, the default); "
-        "regular with as many chunks as fit, so no thin last one (even, the fastest to "
-        "write); read SRC with SIZE along DIM first (combines with either)",
-    )
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
-    return value
-
-
 def _parser() -> argparse.ArgumentParser:
-    from . import __version__
-
-    parser = _Parser(
-        prog="daskpad", description="numpy.pad for datasets that do not fit in memory"
-    )
-    parser.add_argument("--version", action="version", version=f"daskpad {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    # --debug after the command too (not listed again; kept if given before it)
-    debug_after = _Parser(add_help=False)
-    debug_after.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
-    )
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    pad = sub.add_parser(
-        "pad",
-        parents=[debug_after],
-        help="pad SRC into a new zarr store DST",
-        description="Pad a zarr store or netCDF file SRC into a new zarr store DST, lazily and "
-        "chunk by chunk. DST opens only once it is completely written (a local DST is renamed "
-        "into place; in an object store its root metadata is written last), and a failed or "
-        "interrupted run removes what it wrote.",
-    )
-    _padding_options(pad)
-    pad.add_argument(
-        "dst",
-        metavar="DST",
-        help="the zarr store to write: a local path or a URL (s3://bucket/out.zarr, gs://...)",
-    )
-    _output_options(pad)
-    pad.set_defaults(run=_pad)
-
-    info = sub.add_parser(
-        "info",
-        parents=[debug_after],
-        help="describe SRC and what a padding would produce",
-        description="Show SRC's dimensions, chunks and sizes and, given --width, the padded "
-        "shapes, chunks and task counts, without computing anything.",
-    )
-    _padding_options(info)
-    info.set_defaults(run=_info)
-
-    demo = sub.add_parser(
-        "demo", parents=[debug_after], help="pad a small synthetic global dataset with a few modes"
-    )
-    demo.add_argument(
-        "dir", metavar="DIR", nargs="?", help="where to write (default: a new temporary directory)"
-    )
-    demo.set_defaults(run=_demo)
-    return parser
+    """The command's parser, its subcommands running the functions above."""
+    return parser({"pad": _pad, "info": _info, "demo": _demo})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
