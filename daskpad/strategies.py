@@ -483,6 +483,25 @@ _BAD_WIDTHS = (
 _BAD_MODES = ("foo", "Constant", "", None, 3, ("edge",), ["edge"])
 
 
+# what invalid_pad_cases makes wrong, and the wrong values it draws from (with a few that
+# depend on the drawn shape)
+_INVALID_WHAT = ("width", "mode", "kwarg", "stat_length", "values", "reflect_type", "empty axis")
+_MODE_KWARG_NAMES = ("constant_values", "end_values", "stat_length", "reflect_type")
+_BAD_STAT_LENGTHS = (
+    0,
+    (0, 1),
+    (1, 0),
+    -1,
+    (2, -1),
+    "2",
+    [[1, 2], [3]],
+    (1, 2, 3),
+    (None, 2),
+    1e20,
+)
+_BAD_VALUES = ((1, 2, 3), [[1, 2], [3]], [[[1, 2]]] * 2, "abc", object())
+
+
 @st.composite
 def invalid_pad_cases(draw: Any) -> PadCase:
     """Calls numpy.pad should reject (or, where it accepts them after all, that are odd):
@@ -496,64 +515,21 @@ def invalid_pad_cases(draw: Any) -> PadCase:
     mode: Any = draw(st.sampled_from(sorted(_ALL_MODES)))
     pad_width: Any = draw(pad_widths(shape, chunks, budget=400, max_blocks=32))
     kwargs: dict[str, Any] = {}
-    what = draw(
-        st.sampled_from(
-            [
-                "width",
-                "mode",
-                "kwarg",
-                "stat_length",
-                "values",
-                "reflect_type",
-                "empty axis",
-            ]
-        )
-    )
+    what = draw(st.sampled_from(_INVALID_WHAT))
     if what == "width":
         pad_width = draw(st.sampled_from(_BAD_WIDTHS))
     elif what == "mode":
         mode = draw(st.sampled_from(_BAD_MODES))
     elif what == "kwarg":
-        name = draw(
-            st.sampled_from(
-                ["constant_values", "end_values", "stat_length", "reflect_type", "foo"]
-            )
-        )
+        name = draw(st.sampled_from([*_MODE_KWARG_NAMES, "foo"]))
         kwargs[name] = draw(st.sampled_from([0, 1, "odd", None]))
     elif what == "stat_length":
         mode = draw(st.sampled_from(["maximum", "minimum", "mean", "median"]))
-        kwargs["stat_length"] = draw(
-            st.sampled_from(
-                [
-                    0,
-                    (0, 1),
-                    (1, 0),
-                    -1,
-                    (2, -1),
-                    "2",
-                    [[1, 2], [3]],
-                    (1, 2, 3),
-                    (None, 2),
-                    [[0, 0]] * len(shape),
-                    1e20,
-                ]
-            )
-        )
+        kwargs["stat_length"] = draw(st.sampled_from([*_BAD_STAT_LENGTHS, [[0, 0]] * len(shape)]))
     elif what == "values":
         mode = draw(st.sampled_from(["constant", "linear_ramp"]))
         name = "constant_values" if mode == "constant" else "end_values"
-        kwargs[name] = draw(
-            st.sampled_from(
-                [
-                    (1, 2, 3),
-                    [[1, 2], [3]],
-                    [[[1, 2]]] * 2,
-                    "abc",
-                    object(),
-                    [[1, 2]] * (len(shape) + 1),
-                ]
-            )
-        )
+        kwargs[name] = draw(st.sampled_from([*_BAD_VALUES, [[1, 2]] * (len(shape) + 1)]))
     elif what == "reflect_type":
         mode = draw(st.sampled_from(["reflect", "symmetric"]))
         kwargs["reflect_type"] = draw(st.sampled_from(["Odd", "foo", None, "", 1]))

@@ -285,51 +285,13 @@ def assert_pad_matches_numpy(
     if out_chunks is not None:
         call += f", chunks={out_chunks!r}"
 
-    numpy_error: BaseException | None = None
-    expected: Any = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RuntimeWarning)
-        try:
-            expected = _numpy_reference(data, pad_width, mode, kwargs)
-        except Exception as exc:
-            numpy_error = exc
-    # NaN (the mean or median of an empty slab) cast to an integer dtype: C leaves the result
-    # undefined, and numpy's own vectorised and scalar loops give different integers.
-    undefined_pad = any("invalid value encountered in cast" in str(w.message) for w in caught)
-
-    expected_type: type[BaseException] | None = None
-    if numpy_error is not None:
-        expected_type = _first_builtin(type(numpy_error))
-        why = f"numpy raised {type(numpy_error).__name__}: {numpy_error}"
-    elif (
-        isinstance(mode, str)
-        and mode in ("reflect", "symmetric")
-        and "reflect_type" in kwargs
-        and kwargs["reflect_type"] not in REFLECT_TYPES
-    ):
-        expected_type = ValueError
-        why = f"reflect_type={kwargs['reflect_type']!r} is refused (numpy treats it as even)"
-
-    if expected_type is not None:
-        try:
-            with _quiet():
-                result = pad(x, pad_width, mode, chunks=out_chunks, **kwargs)
-        except expected_type:
-            return
-        except Exception as exc:
-            raise AssertionError(
-                f"{call}: {why}; daskpad raised {type(exc).__name__}: {exc}, which is not "
-                f"a {expected_type.__name__}"
-            ) from exc
-        try:
-            with _quiet():
-                result.compute()
-            later = "and computing it raised nothing"
-        except Exception as exc:
-            later = f"and only computing it raised {type(exc).__name__}: {exc}"
-        raise AssertionError(
-            f"{call}: {why}; daskpad.pad returned {result!r} without raising {later}"
+    expected, numpy_error, undefined_pad = _numpy_outcome(data, pad_width, mode, kwargs)
+    refusal = _expected_refusal(numpy_error, mode, kwargs)
+    if refusal is not None:
+        _assert_refused(
+            call, refusal, lambda: pad(x, pad_width, mode, chunks=out_chunks, **kwargs)
         )
+        return
 
     with _quiet():
         result = pad(x, pad_width, mode, chunks=out_chunks, **kwargs)
@@ -361,22 +323,96 @@ def assert_pad_matches_numpy(
         expected, actual = expected[region], actual[region]
     ok = _same(expected, actual)
     if isinstance(mode, str) and mode == "mean" and expected.size and not ok.all():
-        kind = expected.dtype.kind
-        if kind == "O" and _all_real_numbers(expected, actual, data):
-            kind = "f"  # Python numbers: float means summed in another order
-        if kind in "fciu":
-            tol = _mean_tolerance(data, pad_width, kwargs, expected.dtype)
-            if kind in "iu":
-                tol = np.where(tol >= 1, tol + 1, 0)
-            wide = np.complex128 if kind == "c" else np.float64
-            e, a = expected.astype(wide), actual.astype(wide)
-            with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, where not finite
-                close = np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= tol)
-            ok |= close
+        ok |= _within_mean_tolerance(expected, actual, data, pad_width, kwargs)
     if not ok.all():
         raise AssertionError(
             f"{call}: values differ from numpy's\n" + _describe_mismatch(expected, actual, ~ok)
         )
+
+
+def _numpy_outcome(
+    data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, Any]
+) -> tuple[Any, BaseException | None, bool]:
+    """numpy's result (or None), its exception (or None), and whether it cast a NaN to an
+    integer dtype (the mean or median of an empty slab: C leaves the result undefined, and
+    numpy's own vectorised and scalar loops give different integers)."""
+    expected: Any = None
+    numpy_error: BaseException | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        try:
+            expected = _numpy_reference(data, pad_width, mode, kwargs)
+        except Exception as exc:
+            numpy_error = exc
+    undefined_pad = any("invalid value encountered in cast" in str(w.message) for w in caught)
+    return expected, numpy_error, undefined_pad
+
+
+def _expected_refusal(
+    numpy_error: BaseException | None, mode: Any, kwargs: Mapping[str, Any]
+) -> tuple[type[BaseException], str] | None:
+    """The exception class daskpad must raise when called, and why; None if none."""
+    if numpy_error is not None:
+        why = f"numpy raised {type(numpy_error).__name__}: {numpy_error}"
+        return _first_builtin(type(numpy_error)), why
+    if (
+        isinstance(mode, str)
+        and mode in ("reflect", "symmetric")
+        and "reflect_type" in kwargs
+        and kwargs["reflect_type"] not in REFLECT_TYPES
+    ):
+        return (
+            ValueError,
+            f"reflect_type={kwargs['reflect_type']!r} is refused (numpy treats it as even)",
+        )
+    return None
+
+
+def _assert_refused(
+    call: str, refusal: tuple[type[BaseException], str], build: Callable[[], Any]
+) -> None:
+    """``build()`` (daskpad.pad) must raise ``refusal``'s class when called, not later."""
+    expected_type, why = refusal
+    try:
+        with _quiet():
+            result = build()
+    except expected_type:
+        return
+    except Exception as exc:
+        raise AssertionError(
+            f"{call}: {why}; daskpad raised {type(exc).__name__}: {exc}, which is not "
+            f"a {expected_type.__name__}"
+        ) from exc
+    try:
+        with _quiet():
+            result.compute()
+        later = "and computing it raised nothing"
+    except Exception as exc:
+        later = f"and only computing it raised {type(exc).__name__}: {exc}"
+    raise AssertionError(f"{call}: {why}; daskpad.pad returned {result!r} without raising {later}")
+
+
+def _within_mean_tolerance(
+    expected: np.ndarray,
+    actual: np.ndarray,
+    data: np.ndarray,
+    pad_width: Any,
+    kwargs: Mapping[str, Any],
+) -> np.ndarray:
+    """Where a mean differs from numpy's by no more than summing in another order explains
+    (see :func:`assert_pad_matches_numpy`); all False for dtypes compared exactly."""
+    kind = expected.dtype.kind
+    if kind == "O" and _all_real_numbers(expected, actual, data):
+        kind = "f"  # Python numbers: float means summed in another order
+    if kind not in "fciu":
+        return np.zeros(expected.shape, dtype=bool)
+    tol = _mean_tolerance(data, pad_width, kwargs, expected.dtype)
+    if kind in "iu":
+        tol = np.where(tol >= 1, tol + 1, 0)
+    wide = np.complex128 if kind == "c" else np.float64
+    e, a = expected.astype(wide), actual.astype(wide)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, where not finite
+        return cast("np.ndarray", np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= tol))
 
 
 # --------------------------------------------------------------------------------------------
