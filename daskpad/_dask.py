@@ -332,6 +332,8 @@ def marked(x: da.Array, mark: str) -> da.Array:
 
     from dask.highlevelgraph import HighLevelGraph
 
+    if query_planning():  # (asking an expression for its graph would materialise it)
+        return x
     graph = x.__dask_graph__()
     if not isinstance(graph, HighLevelGraph) or x.name not in graph.layers:
         return x
@@ -348,6 +350,8 @@ def marked_layers(x: Any, mark: str) -> set[str] | None:
     without layers."""
     from dask.highlevelgraph import HighLevelGraph
 
+    if query_planning():
+        return None
     graph = x.__dask_graph__()
     if not isinstance(graph, HighLevelGraph):
         return None
