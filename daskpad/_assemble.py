@@ -8,10 +8,11 @@ it into dask arrays:
   blocks the slab touches);
 - :meth:`Grid.assemble` gives the final array, with the output chunks the user chose.
 
-With dask's classic graphs both are a single *lazy* layer whose entries are computed on
-demand: an interior block costs one key-to-key alias in the whole graph however many axes are
-padded, and building the layer costs nothing per block (padding 10^6 chunks takes
-milliseconds). With dask's array query planning the same structure is expressed with public
+With dask's classic graphs both are a single layer whose entries are computed on demand:
+each block picks the key that holds it however many axes are padded (the final array is a
+``Blockwise`` layer that dask fuses its consumer into: :func:`daskpad._dask.picked_array`),
+and building the layer costs nothing per block (padding 10^6 chunks takes milliseconds).
+With dask's array query planning the same structure is expressed with public
 ``concatenate``/``rechunk`` expressions, which dask optimises itself.
 """
 
@@ -57,7 +58,7 @@ def fresh_copy(x: da.Array, n: int) -> da.Array:
     return copy_of(x, f"copy{n}-{tokenize(x.name)}")
 
 
-BLOCK_INDEX = "pad-index"  # the name prefix of block_index's layers
+BLOCK_INDEX = "pad-index"  # the name of block_index's layers (and a token)
 
 
 def block_index(n: int) -> Any:
