@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -242,19 +243,7 @@ def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
         if width == 0:
             flags.append(None)
             continue
-        step_is_zero = functools.partial(
-            k.ramp_step_is_zero, end_value=ap.values[side], width=width, along=axis
-        )
-        flags.append(
-            da.reduction(
-                edge,
-                step_is_zero,
-                k.any_of,
-                dtype=bool,
-                meta=np.empty((), dtype=bool),
-                concatenate=False,
-            )
-        )
+        flags.append(_ramp_flag(edge, axis, ap.values[side], width))
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         width = ap.before if side == BEFORE else ap.after
@@ -265,6 +254,38 @@ def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
         )
 
     return _per_pad_block(ap, sides, make)
+
+
+def _ramp_flag(edge: da.Array, axis: int, end_value: Any, width: int) -> da.Array:
+    """Whether any ramp of a side has a zero step, from the side's edge slab: one task
+    reading every slab block where the slab fits the budget (dask's reduction adds a
+    partial task per block, for one boolean), else a reduction tree."""
+    kwargs = dict(end_value=end_value, width=width, along=axis)
+    if math.prod(edge.shape) * edge.dtype.itemsize <= chunk_budget():
+        return cast(
+            "da.Array",
+            da.blockwise(
+                k.ramp_step_is_zero,
+                (),
+                edge,
+                tuple(range(edge.ndim)),
+                concatenate=False,
+                dtype=bool,
+                meta=np.empty((), dtype=bool),
+                **kwargs,
+            ),
+        )
+    return cast(
+        "da.Array",
+        da.reduction(
+            edge,
+            functools.partial(k.ramp_step_is_zero, **kwargs),
+            k.any_of,
+            dtype=bool,
+            meta=np.empty((), dtype=bool),
+            concatenate=False,
+        ),
+    )
 
 
 def _face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:

@@ -392,9 +392,14 @@ def _ramp_operands(edge: Any, end_value: Any, width: int, axis: int) -> tuple[An
 def ramp_step_is_zero(
     edge: Any, *, end_value: Any, width: int, along: int, axis: Any = None, keepdims: bool = False
 ) -> Any:
-    """Whether any ``step`` of this block's ramps is 0: numpy then computes every ramp of
-    that side differently (to protect denormals), so this is reduced over the whole face.
-    (``axis``/``keepdims`` are the reduction's; the ramp runs along ``along``.)"""
+    """Whether any ``step`` of the ramps from ``edge`` (a block, or dask's nested lists of
+    blocks) is 0: numpy then computes every ramp of that side differently (to protect
+    denormals), so this is asked of the whole face. (``axis``/``keepdims`` are dask's
+    reduction's, when the face is reduced in a tree; the ramp runs along ``along``.)"""
+    if isinstance(edge, list):
+        return np.bool_(
+            any(ramp_step_is_zero(e, end_value=end_value, width=width, along=along) for e in edge)
+        )
     _, delta, _ = _ramp_operands(edge, end_value, width, along)
     flag = np.any(np.asarray(delta / width == 0))
     return np.full((1,) * edge.ndim if keepdims else (), flag)
