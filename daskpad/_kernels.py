@@ -155,6 +155,12 @@ def _odd_reflection(
         here = (*before, slice(first, first + current.size))
         in_place = type(out) is np.ndarray  # (a masked view would not share a new mask)
         v = out[here] if in_place else np.empty_like(like, shape=shaped(current.size))
+        if in_place and _one_round_from_one_edge(rounds, current.size):
+            # the common block (a pad no wider than the axis): numpy's ``2 * edge - chunk``
+            # from the data straight into the block, without copying the data first
+            twice = 2 * edge(int(rounds[0][1][0]))
+            np.subtract(twice, data(current - program.lo), out=v, casting="unsafe")
+            continue
         v[...] = data(current - program.lo)
         for active, which in reversed(rounds):
             cuts = np.flatnonzero(np.diff(which)) + 1
@@ -184,6 +190,14 @@ def _odd_reflection(
         if not in_place:
             out[here] = v
     return out
+
+
+def _one_round_from_one_edge(rounds: list[tuple[np.ndarray, np.ndarray]], size: int) -> bool:
+    """Whether every one of ``size`` positions is reflected once, all about the same edge."""
+    if len(rounds) != 1:
+        return False
+    active, which = rounds[0]
+    return active.size == size and bool(np.all(which == which[0]))
 
 
 def _run_starts(piece: np.ndarray, local: np.ndarray) -> np.ndarray:
