@@ -14,6 +14,7 @@ program to compute the block, so the two cannot disagree.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -441,7 +442,6 @@ def ramp_block(
     endpoint=False, dtype=edge.dtype)`` along ``axis`` (reversed for the after side), with
     numpy's arithmetic, so that a ramp split over many blocks equals numpy's in every bit.
     """
-    dtype = edge.dtype
     dt, delta, _ = _ramp_operands(edge, end_value, width, axis)
     lo, hi = (width - stop, width - start) if reverse else (start, stop)
     # the ramp's positions along ``axis`` (counting down for the after side), so that the
@@ -454,18 +454,45 @@ def ramp_block(
     y = positions.reshape(along)
     delta = np.expand_dims(delta, axis)
     if bool(np.any(any_step_zero)):
-        y = y / width
-        y = y * delta
+        y = y / width  # numpy: y /= div, then y * delta
     else:
-        y = y * (delta / width)
-    y += end_value
-    if np.issubdtype(dtype, np.integer):
-        np.floor(y, out=y)
-    elif y.dtype == dtype and type(y) is type(edge):
-        return y  # computed in the data's own dtype: already the block (no copy)
-    out = np.empty_like(edge, shape=y.shape)
-    out[...] = y  # the same cast numpy.pad's assignment performs
+        delta = delta / width  # numpy: y * step
+    if type(edge) is not np.ndarray:
+        values = _ramp_values(y, delta, end_value, edge.dtype)
+        if values.dtype == edge.dtype and type(values) is type(edge):
+            return values  # computed in the data's own dtype: already the block
+        out = np.empty_like(edge, shape=values.shape)
+        out[...] = values  # the same cast numpy.pad's assignment performs
+        return out
+    # numpy: computed a slice of rows at a time, within the CPU's cache, and stored into
+    # the block with numpy.pad's cast (in float64 for float32 data with numpy's default
+    # end values): the block is written once, with no intermediate of its size
+    out = np.empty(np.broadcast_shapes(y.shape, delta.shape), dtype=edge.dtype)
+    row = max(math.prod(out.shape[1:]) * np.dtype(dt).itemsize, 1)
+    rows = max(RAMP_TILE // row, 1)
+    for first in range(0, out.shape[0], rows):
+        cut = slice(first, first + rows)
+        out[cut] = _ramp_values(_rows(y, cut), _rows(delta, cut), end_value, edge.dtype)
     return out
+
+
+#: Bytes of a ramp computed at a time: within a core's L2 cache.
+RAMP_TILE = 1 << 19
+
+
+def _rows(a: Any, cut: slice) -> Any:
+    """Rows ``cut`` of an operand that may broadcast along the first axis."""
+    return a[cut] if a.shape[0] > 1 else a
+
+
+def _ramp_values(y: Any, delta: Any, end_value: Any, dtype: np.dtype) -> Any:
+    """numpy.linspace's last steps, ``y * delta + start`` (floored for integer data), in
+    the computation's dtype."""
+    values = y * delta
+    values += end_value
+    if np.issubdtype(dtype, np.integer):
+        np.floor(values, out=values)
+    return values
 
 
 # --------------------------------------------------------------------------------------

@@ -13,7 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from daskpad import _kernels as k
 from daskpad._graph import narrow_face
+from daskpad._normalize import _as_pairs
 from daskpad._programs import fill_program, needed_ranges, source_index
 
 COPYING = ["edge", "reflect", "symmetric", "wrap"]
@@ -118,3 +120,47 @@ def test_narrow_face_cuts_blocks_until_a_slab_fits(shape, chunks, axis, budget):
             assert max(new) - min(new) <= max(old)  # near-equal parts
     face = int(np.prod([max(c, default=1) for i, c in enumerate(cut) if i != axis]))
     assert face * line <= budget or face == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8, np.complex64])
+@pytest.mark.parametrize("end_values", [0, (7, -2), 1e-310])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_ramp_block_in_tiles_is_numpys_linear_ramp(monkeypatch, dtype, end_values, axis):
+    # a few rows per tile, the last tile short: each tile computed on its own must give
+    # numpy's bits, in float64 for float32 data with numpy's own (int64) end values
+    monkeypatch.setattr(k, "RAMP_TILE", 3 * 40 * 16)
+    rng = np.random.default_rng(axis)
+    a = (rng.random((40, 40)) * 90).astype(dtype)
+    a[0, 3] = a[-1, 5] = a[2, 0] = a[7, -1] = 0  # a zero step at each edge
+    width = 23
+    want = np.pad(
+        a,
+        [(width, width) if i == axis else (0, 0) for i in range(2)],
+        "linear_ramp",
+        end_values=end_values,
+    )
+    values = _as_pairs("end_values", end_values, 2)[axis]
+    n = a.shape[axis]
+    for side, edge, reverse in ((0, a.take([0], axis), False), (1, a.take([n - 1], axis), True)):
+        flag = k.ramp_step_is_zero(edge, end_value=values[side], width=width, along=axis)
+        # the side in two blocks, split unevenly
+        got = np.concatenate(
+            [
+                k.ramp_block(
+                    edge,
+                    flag,
+                    end_value=values[side],
+                    width=width,
+                    start=lo,
+                    stop=hi,
+                    reverse=reverse,
+                    axis=axis,
+                )
+                for lo, hi in ((0, 9), (9, width))
+            ],
+            axis=axis,
+        )
+        where = range(width) if side == 0 else range(width + n, 2 * width + n)
+        expected = want.take(list(where), axis)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
