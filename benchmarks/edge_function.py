@@ -2,15 +2,16 @@
 
     python benchmarks/edge_function.py [--side 15600] [--chunk 1000] [--width 16] [--repeat 3]
 
-Pads a lazily generated float32 array (``run.lazy_source``, 0.97 GB at the default size)
-with ``run.user_pad`` (a ramp away from each edge; it reads one value next to each edge
-and writes only the pads) and sums it on dask's threaded scheduler, each case in a fresh
-process so that peak memory is its own: "unpadded" (the same sum without padding),
+Pads a lazily generated float32 array (``common.lazy_source``, 0.97 GB at the default
+size) with ``common.user_pad`` (a ramp away from each edge; it reads one value next to each
+edge and writes only the pads) and sums it on dask's threaded scheduler, each case in a
+fresh process so that peak memory is its own: "unpadded" (the same sum without padding),
 "daskpad function" (the function as it is: whole lines, axis after axis), "daskpad
 edge_function" (``daskpad.edge_function(user_pad, reads=1)``: pads from the edge chunks)
 and "dask.array.pad function". Runs ``--repeat`` rounds of all four cases (paired: each
 round's ratios divide by that round's unpadded time) and prints, per case, the median
 seconds, the largest peak extra resident MB and the median of the rounds' time ratios.
+The cases are built in ``benchmarks/bench_edge_function.py``.
 """
 
 from __future__ import annotations
@@ -19,35 +20,14 @@ import argparse
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-CASES = ("unpadded", "daskpad function", "daskpad edge_function", "dask.array.pad function")
+# run as a script (python benchmarks/edge_function.py): the scenario modules are the
+# package ``benchmarks`` in the repository root (appended: daskpad stays the one found
+# first)
+sys.path.append(str(Path(__file__).resolve().parents[1]))
 
-
-def one(case: str, side: int, chunk: int, width: int) -> None:
-    sys.path.insert(0, str(Path(__file__).parent))
-    import dask
-    import dask.array as da
-    import numpy as np
-    from run import PeakRSS, lazy_source, user_pad
-
-    import daskpad
-
-    x = lazy_source((side, side), (chunk, chunk))
-    y = {
-        "unpadded": lambda: x,
-        "daskpad function": lambda: daskpad.pad(x, width, user_pad),
-        "daskpad edge_function": lambda: daskpad.pad(
-            x, width, daskpad.edge_function(user_pad, reads=1)
-        ),
-        "dask.array.pad function": lambda: da.pad(x, width, user_pad),
-    }[case]().sum(dtype=np.float64)
-    with dask.config.set(scheduler="threads"), PeakRSS() as mem:
-        t0 = time.perf_counter()
-        y.compute()
-        seconds = time.perf_counter() - t0
-    print(f"{seconds} {mem.mb}")
+from benchmarks.bench_edge_function import CASES, one
 
 
 def main() -> int:

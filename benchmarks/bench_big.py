@@ -1,0 +1,72 @@
+"""big: a lazily generated float32 array larger than this machine's memory, padded in
+every mode and reduced on local threads, with peak resident memory; daskpad only.
+
+``--big-gb`` (48 by default) in 4096 x 4096 chunks, pad 256; each mode is timed right after
+the same sum unpadded, its baseline. ``median`` reads 256 elements at each edge
+(``median:256``): a whole-axis median holds whole lines along each axis in turn, about the
+whole array (``--big-modes median`` runs it).
+"""
+
+from __future__ import annotations
+
+import math
+
+import dask
+import numpy as np
+
+import daskpad
+
+from .common import (
+    ALL_MODES,
+    LAST_PEAK,
+    _progress,
+    _record,
+    lazy_source,
+    timed_together,
+)
+
+# the bigger-than-memory modes: a whole-axis median would hold about the whole array
+BIG_MODES = [m for m in ALL_MODES if m != "median"] + ["median:256"]
+
+
+def _big_geometry(cfg):
+    """(side, chunk side, pad width) of the square source."""
+    gb = 0.03 if cfg.quick else cfg.big_gb
+    side = int(math.sqrt(gb * 1e9 / 4))
+    side -= side % 4_096 if not cfg.quick else side % 256
+    c = 256 if cfg.quick else 4_096
+    w = 256 if not cfg.quick else 16
+    return side, c, w
+
+
+def _big_pad(x, w: int, mode: str):
+    """daskpad.pad of one BIG_MODES entry ("name" or "name:stat_length")."""
+    name, _, length = mode.partition(":")
+    kwargs = {"stat_length": int(length)} if length else {}
+    return daskpad.pad(x, w, name, **kwargs)
+
+
+def section_big(cfg) -> list[dict]:
+    side, c, w = _big_geometry(cfg)
+    x = lazy_source((side, side), (c, c))
+    rows = []
+    with dask.config.set(scheduler="threads"):
+        for mode in cfg.big_modes or BIG_MODES:
+            name, _, length = mode.partition(":")
+            y = _big_pad(x, w, mode)
+            # each mode right after its own unpadded baseline (this VM drifts by 10-30%)
+            result = timed_together(
+                {
+                    "unpadded": lambda: x.sum(dtype=np.float64).compute(),
+                    "daskpad": lambda y=y: y.sum(dtype=np.float64).compute(),
+                },
+                cfg.repeat,
+            )
+            label = f"{name} stat_length={length}" if length else mode
+            row = {"mode": label, "GB": y.nbytes / 1e9, "unpadded s": result["unpadded"][0]}
+            row["unpadded MB"] = result["unpadded"][1]
+            t, m = result["daskpad"]
+            _record(row, "daskpad", t, m, y, True, rss=LAST_PEAK["MB"])
+            rows.append(row)
+            _progress(cfg, "big", row)
+    return rows

@@ -1,0 +1,126 @@
+"""build: graph build at 10^4..10^6 chunks (2-D, 4x4 chunks, pad 3), each library and mode
+on a fresh ``da.zeros`` input.
+
+A shared input would hand the second library the first one's cached input layer. Measured:
+the pad call alone, ``dict(y.__dask_graph__())`` (materialisation, what compute does first),
+``dict(y.__dask_optimize__(graph, keys))``, and the tasks added (see ``run.py``'s notes for
+the report's columns).
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from .bench_correctness import verdict
+from .common import LIBS, _progress
+
+BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measurements
+BUILD_WIDTH = 3
+# (label, mode, kwargs, what is measured). "full": call, materialise, tasks (and optimize
+# below BUILD_BIG_SIDE or with --full-build); "whole": a statistic over the whole axis,
+# "full" below BUILD_BIG_SIDE and the call alone from it on (its graph takes minutes).
+# No stat_length is numpy's stat_length=None (the whole axis): dask.array.pad rejects an
+# explicit None but means the same without it.
+BUILD_CASES: list[tuple[str, str, dict[str, Any], str]] = [
+    ("reflect", "reflect", {}, "full"),
+    ("constant", "constant", {}, "full"),
+    ("mean stat_length=2", "mean", {"stat_length": 2}, "full"),
+    ("mean stat_length=None", "mean", {}, "whole"),
+    ("median stat_length=None", "median", {}, "whole"),
+]
+
+
+def _build_input(side: int) -> da.Array:
+    """A fresh input for every measurement: materialising a graph caches each layer's
+    dict on the layer, so an input shared between libraries makes the second one cheap."""
+    return da.zeros((side * 4, side * 4), chunks=4, dtype=np.float32)
+
+
+def _clock(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def _build_cell(fn, side: int, mode: str, kwargs: dict, materialise: bool, optimize: bool):
+    """(call s, materialise s, tasks in the whole graph, optimize+materialise s) of one
+    library and mode, None where not measured."""
+    x = _build_input(side)
+    t_call, y = _clock(lambda: fn(x, BUILD_WIDTH, mode, **kwargs))
+    t_mat = n_tasks = t_opt = None
+    if materialise:
+        t_mat, graph = _clock(lambda: dict(y.__dask_graph__()))  # what compute does first
+        n_tasks = len(graph)
+        del graph
+    del x, y
+    gc.collect()
+    if optimize:  # again from a fresh input: nothing cached by the materialisation above
+        x = _build_input(side)
+        y = fn(x, BUILD_WIDTH, mode, **kwargs)
+        t_opt, graph = _clock(
+            lambda: dict(y.__dask_optimize__(y.__dask_graph__(), y.__dask_keys__()))
+        )
+        del graph, x, y
+        gc.collect()
+    return t_call, t_mat, n_tasks, t_opt
+
+
+def _build_sides(cfg) -> list[int]:
+    """Sides of the grid of 4 x 4 chunks: 10^4, 10^5 and 10^6 chunks (``--quick``: 10^2,
+    about 10^3)."""
+    return [10, 32] if cfg.quick else [100, 316, 1000]
+
+
+def section_build(cfg) -> list[dict]:
+    rows = []
+    for side in _build_sides(cfg):
+        big = side >= BUILD_BIG_SIDE
+        t_input = math.inf
+        for _ in range(2):  # best of 2 fresh inputs: the first one pays for warm-up
+            x = _build_input(side)
+            t, graph = _clock(lambda x=x: dict(x.__dask_graph__()))
+            t_input, n_input = min(t_input, t), len(graph)
+            del graph, x
+            gc.collect()
+        for label, mode, kwargs, what in BUILD_CASES:
+            materialise = what == "full" or (what == "whole" and not big)
+            optimize = materialise and (not big or cfg.full_build)
+            row: dict[str, Any] = {
+                "chunks": side * side,
+                "mode": label,
+                "input materialise s": t_input,
+                "input tasks": n_input,
+            }
+            for lib, fn in LIBS.items():
+                cells = dict.fromkeys(
+                    ["call s", "materialise s", "build s", "build net s", "opt+mat s"]
+                    + ["tasks", "tasks raw"]
+                )
+                try:
+                    if verdict(lib, mode) == "unsupported":
+                        raise NotImplementedError(mode)
+                    t_call, t_mat, n_tasks, t_opt = _build_cell(
+                        fn, side, mode, kwargs, materialise, optimize
+                    )
+                except NotImplementedError:
+                    cells["call s"] = "unsupported"
+                else:
+                    cells["call s"] = t_call
+                    cells["opt+mat s"] = t_opt
+                    if t_mat is not None and n_tasks is not None:
+                        cells["materialise s"] = t_mat
+                        cells["build s"] = t_call + t_mat
+                        cells["build net s"] = t_call + t_mat - t_input
+                        cells["tasks"] = n_tasks - n_input
+                        cells["tasks raw"] = n_tasks
+                row.update({f"{lib} {k}": v for k, v in cells.items()})
+            rows.append(row)
+            _progress(cfg, "build", row)
+    return rows

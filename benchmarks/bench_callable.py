@@ -1,0 +1,39 @@
+"""callable: mode=<function> on a ~1 GB lazily generated float32 array, padded and
+reduced on local threads: time and peak memory.
+
+The function is ``common.user_pad`` (a ramp away from each edge), pad 4 and 64.
+"""
+
+from __future__ import annotations
+
+import dask
+import numpy as np
+
+from .bench_correctness import verdict
+from .common import LAST_PEAK, LIBS, _progress, _record, lazy_source, timed, user_pad
+
+
+def _callable_geometry(cfg):
+    """(shape, chunks) of the lazily generated source."""
+    if cfg.quick:
+        return (1_024, 1_024), (256, 256)
+    return (16_384, 16_384), (2_048, 2_048)
+
+
+WIDTHS = [4, 64]
+
+
+def section_callable(cfg) -> list[dict]:
+    x = lazy_source(*_callable_geometry(cfg))
+    rows = []
+    with dask.config.set(scheduler="threads"):
+        for w in WIDTHS:
+            row = {"array": f"{x.nbytes / 1e9:.2f} GB float32", "width": w}
+            for lib, fn in LIBS.items():
+                y = fn(x, w, user_pad)
+                t, m, _ = timed(lambda y=y: y.sum(dtype=np.float64).compute())
+                ok = verdict(lib, "callable") == "ok"
+                _record(row, lib, t, m, y, ok, rss=LAST_PEAK["MB"])
+            rows.append(row)
+            _progress(cfg, "callable", row)
+    return rows

@@ -1,0 +1,73 @@
+"""correctness: dask.array.pad and daskpad against numpy.pad on small tricky cases per mode.
+
+Widths wider than the axis, odd reflection, per-side values, on a 7 x 5 float64 array in
+chunks of 3 x 2, computed on the synchronous scheduler. The verdicts ("ok", "wrong",
+"unsupported", "error (...)") are kept per library and mode in ``VERDICT``: a mode that
+dask.array.pad gets wrong here shows "wrong" in every later table of ``run.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from .common import LIBS, mode_arg, same
+
+TRICKY: dict[str, list[dict[str, Any]]] = {
+    "constant": [{"constant_values": ((1, 2), (3, 4))}],
+    "empty": [{}],
+    "edge": [{}],
+    "linear_ramp": [{"end_values": ((1, 2), (3, 4))}],
+    "maximum": [{}, {"stat_length": ((2, 3), (1, 4))}],
+    "mean": [{}, {"stat_length": ((2, 3), (1, 4))}],
+    "median": [{}, {"stat_length": ((2, 3), (1, 4))}],
+    "minimum": [{}, {"stat_length": ((2, 3), (1, 4))}],
+    "reflect": [{}, {"reflect_type": "odd"}],
+    "symmetric": [{}, {"reflect_type": "odd"}],
+    "wrap": [{}],
+    "callable": [{}],
+}
+TRICKY_WIDTHS = [((2, 1), (1, 2)), ((9, 2), (3, 12))]
+
+VERDICT: dict[str, dict[str, str]] = {}  # lib -> mode -> "ok" / "wrong" / "unsupported"
+
+
+def _tricky_input() -> tuple[np.ndarray, da.Array]:
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 100, (7, 5)).astype(np.float64)
+    return a, da.from_array(a, chunks=(3, 2))
+
+
+def _tricky_row(a: np.ndarray, x: da.Array, widths, name: str, kwargs: dict) -> dict:
+    """One tricky case: each library's verdict, also folded into ``VERDICT`` (the worst)."""
+    want = np.pad(a, widths, mode=mode_arg(name), **kwargs)
+    row = {"mode": name, "kwargs": repr(kwargs), "widths": repr(widths)}
+    for lib, fn in LIBS.items():
+        try:
+            got = fn(x, widths, mode_arg(name), **kwargs).compute(scheduler="sync")
+            verdict = "ok" if same(name, got, want) else "wrong"
+        except NotImplementedError:
+            verdict = "unsupported"
+        except Exception as e:  # any failure is a verdict
+            verdict = f"error ({type(e).__name__})"
+        row[lib] = verdict
+        worst = VERDICT.setdefault(lib, {}).get(name, "ok")
+        if worst == "ok":
+            VERDICT[lib][name] = verdict
+    return row
+
+
+def section_correctness(cfg) -> list[dict]:
+    rows = []
+    a, x = _tricky_input()
+    for widths in TRICKY_WIDTHS:
+        for name, kwargs_list in TRICKY.items():
+            for kwargs in kwargs_list:
+                rows.append(_tricky_row(a, x, widths, name, kwargs))
+    return rows
+
+
+def verdict(lib: str, mode: str) -> str:
+    return VERDICT.get(lib, {}).get(mode, "ok")

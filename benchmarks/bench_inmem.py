@@ -1,0 +1,68 @@
+"""inmem: ~300 MB numpy arrays in 1, 2 and 3 dimensions, padded and computed into memory.
+
+Every mode, float64 standard normal data in a ``da.from_array`` of the array; each library
+against numpy.pad of the same array ("ratio" = time / numpy.pad).
+"""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+
+from .bench_correctness import verdict
+from .common import (
+    ALL_MODES,
+    LIBS,
+    _progress,
+    _record,
+    mode_arg,
+    same,
+    timed,
+)
+
+
+def _inmem_cases(cfg):
+    if cfg.quick:
+        return [
+            ("1-D", (100_000,), (25_000,), ((100, 300),)),
+            ("2-D", (300, 320), (100, 160), ((5, 10), (8, 3))),
+            ("3-D", (48, 48, 48), (24, 24, 24), ((2, 2), (2, 2), (2, 2))),
+        ]
+    return [  # float64, ~300 MB each
+        ("1-D", (37_500_000,), (2_500_000,), ((1_000, 3_000),)),
+        ("2-D", (6_000, 6_250), (1_000, 1_250), ((50, 100), (75, 25))),
+        ("3-D", (336, 336, 336), (112, 112, 112), ((8, 8), (8, 8), (8, 8))),
+    ]
+
+
+def section_inmem(cfg) -> list[dict]:
+    rows = []
+    rng = np.random.default_rng(1)
+    for label, shape, chunks, widths in _inmem_cases(cfg):
+        a = rng.standard_normal(shape)
+        x = da.from_array(a, chunks=chunks)
+        for name in ALL_MODES:
+            mode = mode_arg(name)
+            t_np, m_np, want = timed(
+                lambda a=a, w=widths, m=mode: np.pad(a, w, mode=m), cfg.repeat
+            )
+            interior = tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))
+            row = {
+                "array": f"{label} {a.nbytes / 1e6:.0f} MB",
+                "mode": name,
+                "numpy s": t_np,
+                "numpy MB": m_np,
+            }
+            for lib, fn in LIBS.items():
+                if verdict(lib, name) == "unsupported":
+                    row[f"{lib} s"] = "unsupported"
+                    continue
+                y = fn(x, widths, mode)
+                t, m, got = timed(lambda y=y: y.compute(), cfg.repeat)
+                ok = verdict(lib, name) == "ok" and same(name, got, want, interior)
+                _record(row, lib, t, m, y, ok)
+                del got
+            del want
+            rows.append(row)
+            _progress(cfg, "inmem", row)
+    return rows

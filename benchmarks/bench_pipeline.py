@@ -1,0 +1,133 @@
+"""pipeline: pad+reduce and pad+store (zarr) of a lazily generated float32 array, local
+threads, against the same pipeline without padding.
+
+Pad 64 on 28672 x 28672 (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case.
+"pad+store tiled": daskpad's result stored with ``daskpad.to_zarr`` (default memory). In
+the report each case is run in turn with its unpadded baseline, round by round, so both
+see the same machine.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+
+import daskpad
+from daskpad._chunks import regular_chunks
+
+from .bench_correctness import verdict
+from .common import (
+    ALL_MODES,
+    LIBS,
+    _progress,
+    _record,
+    _store,
+    lazy_source,
+    timed_together,
+)
+
+
+def _pipeline_geometry(cfg, cluster: bool = False):
+    """(shape, chunks, pad width) of the lazily generated float32 source."""
+    if cfg.quick:
+        return (1_024, 1_024), (256, 256), 8
+    if cluster:  # 12_288 / 2_048 / 64 by default: 0.6 GB
+        n, c = cfg.cluster_side, cfg.cluster_chunk
+        return (n, n), (c, c), cfg.cluster_width
+    # the scale targets' "pad of 64 on a 3 GB lazily generated array": 3.3 GB, 7 x 7 chunks
+    return (28_672, 28_672), (4_096, 4_096), 64
+
+
+def _baselines(x: da.Array, tmp: Path) -> dict[str, Callable[[], Any]]:
+    """Each pipeline without the pad."""
+    return {
+        "reduce": lambda: x.sum(dtype=np.float64).compute(),
+        "store": lambda: _store(x, str(tmp / "x.zarr"), x.chunks),
+        "store tiled": lambda: _store(x, str(tmp / "x.zarr"), x.chunks),
+    }
+
+
+def _padded_run(lib, fn, x, w, tmp: Path, pipeline: str, mode: str, policy):
+    """(padded array, the pipeline on it) of one library, None where the library has no
+    such pipeline (only daskpad stores tile by tile)."""
+    if pipeline == "store tiled":
+        if lib != "daskpad":
+            return None
+        y = daskpad.pad(x, w, mode, chunks=policy)
+        return y, lambda: daskpad.to_zarr(y, tmp / "tiled.zarr", compressors=None, overwrite=True)
+    if pipeline == "reduce":
+        y = fn(x, w, mode)
+        return y, lambda: y.sum(dtype=np.float64).compute()
+    # daskpad builds the policy's chunks itself; dask.array.pad's result is rechunked to
+    # the same chunks
+    y = daskpad.pad(x, w, mode, chunks=policy) if lib == "daskpad" else fn(x, w, mode)
+    target = regular_chunks(x.chunks, y.shape, even=policy == "even")
+    return y, lambda: _store(y, str(tmp / f"{lib}.zarr"), target)
+
+
+def _pipeline_cases(modes: list[str], store_modes: list[str], tiled: bool):
+    """(pipeline, mode, chunk policy) of every row."""
+    cases = [("reduce", mode, None) for mode in modes] + [
+        ("store", mode, policy) for policy in ("regular", "even") for mode in store_modes
+    ]
+    if tiled:  # daskpad.to_zarr, tile by tile (statistics computed first)
+        cases += [
+            ("store tiled", mode, policy) for policy in ("regular", "even") for mode in store_modes
+        ]
+    return cases
+
+
+def _pipelines(
+    cfg, label: str, modes: list[str], store_modes: list[str], cluster=False, tiled=False
+):
+    shape, chunks, w = _pipeline_geometry(cfg, cluster)
+    x = lazy_source(shape, chunks)
+    padded_bytes = math.prod(n + 2 * w for n in shape) * 4
+    byte_ratio = padded_bytes / x.nbytes
+    tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+    rows = []
+    baselines = _baselines(x, tmp)
+    try:
+        for pipeline, mode, policy in _pipeline_cases(modes, store_modes, tiled):
+            row: dict[str, Any] = {
+                "pipeline": f"pad+{pipeline}",
+                "mode": mode if policy is None else f"{mode} chunks={policy}",
+            }
+            runs: dict[str, Callable[[], Any]] = {"unpadded": baselines[pipeline]}
+            padded: dict[str, da.Array] = {}
+            for lib, fn in LIBS.items():
+                if verdict(lib, mode) == "unsupported":
+                    continue
+                case = _padded_run(lib, fn, x, w, tmp, pipeline, mode, policy)
+                if case is not None:
+                    padded[lib], runs[lib] = case
+            # each case is timed in turn with its own unpadded baseline, round by round
+            result = timed_together(runs, cfg.repeat)
+            row["unpadded s"], row["unpadded MB"] = result["unpadded"]
+            row["bytes ratio"] = byte_ratio
+            for lib in LIBS:
+                if lib not in padded:
+                    row[f"{lib} s"] = None if pipeline == "store tiled" else "unsupported"
+                    continue
+                t, m = result[lib]
+                _record(row, lib, t, m, padded[lib], verdict(lib, mode) == "ok")
+            rows.append(row)
+            _progress(cfg, label, row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+def section_pipeline(cfg) -> list[dict]:
+    with dask.config.set(scheduler="threads"):
+        return _pipelines(
+            cfg, "pipeline", ALL_MODES, ["constant", "reflect", "wrap", "mean"], tiled=True
+        )

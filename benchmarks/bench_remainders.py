@@ -1,0 +1,169 @@
+"""remainders: chunks that do not divide the shape, float64 standard normal data, daskpad
+vs dask.array.pad vs numpy.pad.
+
+(a) 1000 x 1000 in chunks of 333 (last chunk 1), pad 256; (b) 721 x 1440 in chunks of 360,
+pad 64; (c) 1000 x 500 in chunks ((1, 333, 333, 332, 1), (1, 498, 1)), pad 100; (d) 100 x
+201 x 150 in chunks (33, 50, 49), pad 20. Every mode, two chunk policies ("default" and
+"regular", dask.array.pad's result rechunked to daskpad's chunks); blocks, the largest
+block and the time of ``y.compute()`` of each (see ``chunkings.py``'s notes for the
+report's columns and targets).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+import daskpad
+from daskpad._chunks import chunk_budget, regular_chunks
+
+from .common import (
+    ALL,
+    DASK,
+    LIBS,
+    MODE_ARGS,
+    QUICK_MODES,
+    RIGHT,
+    _progress,
+    agrees,
+    attempt,
+    blocks,
+    largest_block,
+    median_ratio,
+    paired_median,
+    targets,
+    verdict_of,
+)
+
+
+def _remainder_cases(cfg) -> list[tuple[str, tuple[int, ...], Any, int]]:
+    if cfg.quick:
+        return [
+            ("(a) 100x100 chunks 33", (100, 100), 33, 25),
+            ("(b) 73x144 chunks 36", (73, 144), 36, 8),
+            ("(c) 100x50 1-element ends", (100, 50), ((1, 33, 33, 32, 1), (1, 48, 1)), 10),
+            ("(d) 20x41x30 chunks (6,10,9)", (20, 41, 30), (6, 10, 9), 4),
+        ]
+    return [
+        ("(a) 1000x1000 chunks 333", (1000, 1000), 333, 256),
+        ("(b) 721x1440 chunks 360", (721, 1440), 360, 64),
+        ("(c) 1000x500 1-element ends", (1000, 500), ((1, 333, 333, 332, 1), (1, 498, 1)), 100),
+        ("(d) 100x201x150 chunks (33,50,49)", (100, 201, 150), (33, 50, 49), 20),
+    ]
+
+
+def section_remainders(cfg) -> list[dict]:
+    budget = chunk_budget()
+    rng = np.random.default_rng(0)
+    modes = QUICK_MODES if cfg.quick else ALL
+    rows = []
+    for label, shape, chunks, w in _remainder_cases(cfg):
+        a = rng.standard_normal(shape)
+        x = da.from_array(a, chunks=chunks)
+        for name in modes:
+            mode, kw = MODE_ARGS[name]
+            want = np.pad(a, w, mode, **kw)
+            for policy in ("default", "regular"):
+                rows.append(_remainder_row(cfg, label, x, a, w, name, policy, want, budget))
+                _progress(cfg, "remainders", rows[-1])
+            del want
+    return rows
+
+
+def _remainder_arrays(x: da.Array, w: int, name: str, policy: str, out_shape):
+    """daskpad's and dask.array.pad's results, each ``(array or None, error or None)``, and
+    the chunks dask.array.pad's is rechunked to (None under the "default" policy)."""
+    mode, kw = MODE_ARGS[name]
+    policy_kw = {} if policy == "default" else {"chunks": "regular"}
+    y_dp, err_dp = attempt(lambda: daskpad.pad(x, w, mode, **policy_kw, **kw))
+    if policy == "default":
+        target_chunks = None
+    else:
+        target_chunks = y_dp.chunks if y_dp is not None else regular_chunks(x.chunks, out_shape)
+
+    def dask_pad(mode=mode, kw=kw):
+        y = LIBS[DASK](x, w, mode, **kw)
+        return y if target_chunks is None else y.rechunk(target_chunks)
+
+    y_da, err_da = attempt(dask_pad)
+    return (y_dp, err_dp), (y_da, err_da), target_chunks
+
+
+def _remainder_row(cfg, label, x, a, w, name, policy, want, budget) -> dict:
+    mode, kw = MODE_ARGS[name]
+    (y_dp, err_dp), (y_da, err_da), target_chunks = _remainder_arrays(
+        x, w, name, policy, want.shape
+    )
+    row: dict[str, Any] = {
+        "case": label,
+        "mode": name,
+        "policy": policy,
+        "out MB": want.nbytes / 1e6,
+    }
+    fns: dict[str, Callable[[], Any]] = {"numpy": lambda: np.pad(a, w, mode, **kw)}
+    if y_dp is not None:
+        fns["daskpad"] = y_dp.compute
+    if y_da is not None:
+        fns[DASK] = y_da.compute
+    times, results, errors = paired_median(fns, cfg.repeat)
+    errors.update({k: v for k, v in (("daskpad", err_dp), (DASK, err_da)) if v})
+    check = {
+        lib: verdict_of(results, errors, lib, lambda got: agrees(name, got, want))
+        for lib in ("daskpad", DASK)
+    }
+    del results
+    row["numpy s"] = statistics.median(times["numpy"])
+    for lib in ("daskpad", DASK):
+        if lib in errors:
+            row[f"{lib} s"] = errors[lib]
+        elif check[lib] not in RIGHT:
+            row[f"{lib} s"] = check[lib]
+        else:
+            row[f"{lib} s"] = statistics.median(times[lib])
+    dask_right = check[DASK] in RIGHT and check["daskpad"] in RIGHT
+    ratio = median_ratio(times["daskpad"], times[DASK]) if dask_right else None
+    row["ratio"] = ratio if ratio is not None else "n/a"
+
+    _remainder_blocks(row, x, w, name, target_chunks, (y_dp, y_da), want, budget)
+    row["daskpad = numpy"] = check["daskpad"]
+    row[f"{DASK} = numpy"] = check[DASK]
+    built = y_dp is not None
+    targets(
+        row,
+        {
+            "blocks": built and blocks(y_dp) <= row["blocks limit"],
+            "largest": built and largest_block(y_dp) <= budget,
+            "time": (ratio <= 1.5) if ratio is not None else None,
+        },
+    )
+    return row
+
+
+def _remainder_blocks(row, x, w, name, target_chunks, padded, want, budget) -> None:
+    """The blocks and largest block of each result, the blocks limit of daskpad's, the budget."""
+    y_dp, y_da = padded
+    # blocks: dask.array.pad's count, or for median (which it lacks) its count in mean mode
+    dask_count = blocks(y_da) if y_da is not None else None
+    proxy = dask_count
+    if proxy is None and name == "median":
+        y_mean, _ = attempt(
+            lambda: (
+                LIBS[DASK](x, w, "mean")
+                if target_chunks is None
+                else LIBS[DASK](x, w, "mean").rechunk(target_chunks)
+            )
+        )
+        proxy = blocks(y_mean) if y_mean is not None else None
+    floor = math.ceil(want.nbytes / budget)
+    limit = 2 * max(proxy if proxy is not None else 0, floor)
+    row["daskpad blocks"] = blocks(y_dp) if y_dp is not None else "-"
+    row[f"{DASK} blocks"] = dask_count if dask_count is not None else "n/a"
+    row["blocks limit"] = limit
+    row["daskpad largest B"] = largest_block(y_dp) if y_dp is not None else "-"
+    row[f"{DASK} largest B"] = largest_block(y_da) if y_da is not None else "n/a"
+    row["budget B"] = budget

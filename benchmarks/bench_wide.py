@@ -1,0 +1,65 @@
+"""wide: pads wider than the axis, 3x and 2x the axis plus a bit, on a float64 array in
+memory, padded and computed on local threads ("ratio" = time / numpy.pad).
+
+2000 x 1500 in 500 x 500 chunks.
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import numpy as np
+
+from .common import (
+    LIBS,
+    _progress,
+    _record,
+    same,
+    timed,
+)
+
+WIDE_CASES = [
+    ("reflect", {}),
+    ("reflect", {"reflect_type": "odd"}),
+    ("symmetric", {}),
+    ("wrap", {}),
+    ("edge", {}),
+    ("linear_ramp", {"end_values": 1.5}),
+    ("mean", {"stat_length": 10}),
+]
+
+
+def _wide_input(cfg):
+    """(the in-memory array, its dask array, the widths)."""
+    shape, chunks = ((200, 150), (50, 50)) if cfg.quick else ((2_000, 1_500), (500, 500))
+    widths = tuple((3 * n, 2 * n + 7) for n in shape)  # 3x and 2x the axis, plus a bit
+    a = np.random.default_rng(3).standard_normal(shape)
+    return a, da.from_array(a, chunks=chunks), widths
+
+
+def _label(mode: str, kwargs: dict) -> str:
+    return mode + "".join(f" {k}={v}" for k, v in kwargs.items())
+
+
+def section_wide(cfg) -> list[dict]:
+    a, x, widths = _wide_input(cfg)
+    rows = []
+    with dask.config.set(scheduler="threads"):
+        for mode, kwargs in WIDE_CASES:
+            t_np, m_np, want = timed(
+                lambda m=mode, kw=kwargs: np.pad(a, widths, mode=m, **kw), cfg.repeat
+            )
+            row = {
+                "mode": _label(mode, kwargs),
+                "out MB": want.nbytes / 1e6,
+                "numpy s": t_np,
+                "numpy MB": m_np,
+            }
+            for lib, fn in LIBS.items():
+                y = fn(x, widths, mode, **kwargs)
+                t, m, got = timed(y.compute, cfg.repeat)
+                _record(row, lib, t, m, y, same(mode, got, want))
+                del got
+            rows.append(row)
+            _progress(cfg, "wide", row)
+    return rows
