@@ -4,7 +4,8 @@ every mode and reduced on local threads, with peak resident memory; daskpad only
 ``--big-gb`` (48 by default) in 4096 x 4096 chunks, pad 256; each mode is timed right after
 the same sum unpadded, its baseline. ``median`` reads 256 elements at each edge
 (``median:256``): a whole-axis median holds whole lines along each axis in turn, about the
-whole array (``--big-modes median`` runs it).
+whole array (``--big-modes median`` runs it). asv: the ``--quick`` size (0.03 GB in
+256 x 256 chunks, pad 16), "unpadded" shown as one more library.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ import daskpad
 from .common import (
     ALL_MODES,
     LAST_PEAK,
+    QUICK,
+    UNPADDED,
     _progress,
     _record,
     lazy_source,
+    tasks,
     timed_together,
 )
 
@@ -70,3 +74,33 @@ def section_big(cfg) -> list[dict]:
             rows.append(row)
             _progress(cfg, "big", row)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class Big:
+    """Pad + sum of a lazily generated array, beside the same sum unpadded."""
+
+    params = ([UNPADDED, "daskpad"], BIG_MODES)
+    param_names = ("library", "mode")
+
+    def setup(self, lib: str, mode: str) -> None:
+        side, c, w = _big_geometry(QUICK)
+        x = lazy_source((side, side), (c, c))
+        self.y = x if lib == UNPADDED else _big_pad(x, w, mode)
+
+    def time_sum(self, lib: str, mode: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.sum(dtype=np.float64).compute()
+
+    def peakmem_sum(self, lib: str, mode: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.sum(dtype=np.float64).compute()
+
+    def track_tasks(self, lib: str, mode: str) -> int:
+        return tasks(self.y)
+
+    track_tasks.unit = "tasks"

@@ -4,7 +4,8 @@ on a fresh ``da.zeros`` input.
 A shared input would hand the second library the first one's cached input layer. Measured:
 the pad call alone, ``dict(y.__dask_graph__())`` (materialisation, what compute does first),
 ``dict(y.__dask_optimize__(graph, keys))``, and the tasks added (see ``run.py``'s notes for
-the report's columns).
+the report's columns). asv: 10^2 and about 10^3 chunks (the ``--quick`` grids), the library
+a parameter; every timed call gets fresh inputs from ``setup``.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from .bench_correctness import verdict
-from .common import LIBS, _progress
+from .bench_correctness import mode_verdict, verdict
+from .common import LIBS, QUICK, _progress, skip
 
 BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measurements
 BUILD_WIDTH = 3
@@ -124,3 +125,44 @@ def section_build(cfg) -> list[dict]:
             rows.append(row)
             _progress(cfg, "build", row)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class Build:
+    """The pad call, the graph's materialisation and its optimisation, and tasks added."""
+
+    params = (
+        list(LIBS),
+        [label for label, *_ in BUILD_CASES],
+        [side * side for side in _build_sides(QUICK)],
+    )
+    param_names = ("library", "mode", "chunks")
+
+    def setup(self, lib: str, label: str, chunks: int) -> None:
+        _, mode, kwargs, _ = next(c for c in BUILD_CASES if c[0] == label)
+        if mode_verdict(lib, mode) == "unsupported":
+            skip(f"{lib} has no mode={mode}")
+        side = math.isqrt(chunks)
+        fn = LIBS[lib]
+        self.pad = lambda x: fn(x, BUILD_WIDTH, mode, **kwargs)
+        self.x = _build_input(side)  # for the call
+        self.y = self.pad(_build_input(side))  # for the graph, from an input of its own
+
+    def time_call(self, lib: str, label: str, chunks: int) -> None:
+        self.pad(self.x)
+
+    def time_materialise(self, lib: str, label: str, chunks: int) -> None:
+        dict(self.y.__dask_graph__())
+
+    def time_optimize_materialise(self, lib: str, label: str, chunks: int) -> None:
+        dict(self.y.__dask_optimize__(self.y.__dask_graph__(), self.y.__dask_keys__()))
+
+    def track_tasks_added(self, lib: str, label: str, chunks: int) -> int:
+        """Tasks in the padded array's graph minus the input's."""
+        return len(dict(self.y.__dask_graph__())) - len(dict(self.x.__dask_graph__()))
+
+    track_tasks_added.unit = "tasks"

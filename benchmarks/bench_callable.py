@@ -1,7 +1,8 @@
 """callable: mode=<function> on a ~1 GB lazily generated float32 array, padded and
 reduced on local threads: time and peak memory.
 
-The function is ``common.user_pad`` (a ramp away from each edge), pad 4 and 64.
+The function is ``common.user_pad`` (a ramp away from each edge), pad 4 and 64. asv: the
+``--quick`` size (1024 x 1024 in 256 x 256 chunks).
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 import dask
 import numpy as np
 
-from .bench_correctness import verdict
-from .common import LAST_PEAK, LIBS, _progress, _record, lazy_source, timed, user_pad
+from .bench_correctness import skip_unless_right, verdict
+from .common import LAST_PEAK, LIBS, QUICK, _progress, _record, lazy_source, tasks, timed, user_pad
 
 
 def _callable_geometry(cfg):
@@ -37,3 +38,32 @@ def section_callable(cfg) -> list[dict]:
             rows.append(row)
             _progress(cfg, "callable", row)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class UserFunction:
+    """A user function as the mode: pad + sum on local threads."""
+
+    params = (list(LIBS), WIDTHS)
+    param_names = ("library", "width")
+
+    def setup(self, lib: str, width: int) -> None:
+        skip_unless_right(lib, "callable")
+        self.y = LIBS[lib](lazy_source(*_callable_geometry(QUICK)), width, user_pad)
+
+    def time_pad_sum(self, lib: str, width: int) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.sum(dtype=np.float64).compute()
+
+    def peakmem_pad_sum(self, lib: str, width: int) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.sum(dtype=np.float64).compute()
+
+    def track_tasks(self, lib: str, width: int) -> int:
+        return tasks(self.y)
+
+    track_tasks.unit = "tasks"

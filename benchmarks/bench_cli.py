@@ -3,7 +3,10 @@
 Blocks of 1024 x 1024 float32 (n = 8, 16, 32; zstd), reflect and mean (whole axis), pad 16
 along both dimensions, regular chunks: seconds in ``main`` and the process's peak resident
 memory, written in one piece (``--memory 1TB``) and tile by tile (``--memory 256MB``),
-against the same command with a zero width (a copy).
+against the same command with a zero width (a copy). asv: the ``--quick`` stores (4 x 4
+and 8 x 8 blocks of 64 x 64, ``--memory 64kB`` tile by tile); the command runs in a process
+of its own, so its numbers are ``track_*`` values read from that process, not asv's
+timings of this one.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .common import _progress, _ratio, lazy_source
+from .common import QUICK, _progress, _ratio, lazy_source, skip
 
 # The peak resident set of the process: VmHWM (this program's own), not ru_maxrss, which
 # Linux carries over from the forking parent (this benchmark, after its other sections).
@@ -125,3 +128,51 @@ def section_cli(cfg) -> list[dict]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class Command:
+    """``daskpad pad`` in a fresh process: seconds in ``main`` and peak resident memory,
+    unpadded (a copy), in one piece and tile by tile."""
+
+    params = (["unpadded", "whole", "tiled"], ["reflect", "mean"], [16, 64])
+    param_names = ("case", "mode", "blocks")
+    tmp: Path | None = None
+
+    def setup(self, case: str, mode: str, blocks: int) -> None:
+        if case == "unpadded" and mode != "reflect":
+            skip("the copy is the same for every mode: see mode='reflect'")
+        _, chunk, memory = _cli_geometry(QUICK)
+        self.tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-"))
+        src, self.dst = self.tmp / "src.zarr", self.tmp / "dst.zarr"
+        _write_source(src, int(blocks**0.5), chunk)
+        self.argv = [*_cli_argv(case, src, self.dst, mode, memory), "--no-progress"]
+
+    def teardown(self, case: str, mode: str, blocks: int) -> None:
+        # (asv calls it after a skipped setup too)
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _run(self) -> tuple[float, float, str]:
+        shutil.rmtree(self.dst, ignore_errors=True)
+        return _run_cli(self.argv)
+
+    def track_seconds_in_main(self, case: str, mode: str, blocks: int) -> float:
+        return self._run()[0]
+
+    track_seconds_in_main.unit = "seconds"
+
+    def track_peak_rss(self, case: str, mode: str, blocks: int) -> float:
+        """The command's peak resident memory (VmHWM), MB."""
+        return self._run()[1]
+
+    track_peak_rss.unit = "MB"
+
+    def track_tiles(self, case: str, mode: str, blocks: int) -> int:
+        return _tiles(self._run()[2])
+
+    track_tiles.unit = "tiles"

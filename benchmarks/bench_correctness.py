@@ -3,7 +3,8 @@
 Widths wider than the axis, odd reflection, per-side values, on a 7 x 5 float64 array in
 chunks of 3 x 2, computed on the synchronous scheduler. The verdicts ("ok", "wrong",
 "unsupported", "error (...)") are kept per library and mode in ``VERDICT``: a mode that
-dask.array.pad gets wrong here shows "wrong" in every later table of ``run.py``.
+dask.array.pad gets wrong here shows "wrong" in every later table of ``run.py``, and the
+asv classes of the other scenarios skip it (``skip_unless_right``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from .common import LIBS, mode_arg, same
+from .common import LIBS, mode_arg, same, skip
 
 TRICKY: dict[str, list[dict[str, Any]]] = {
     "constant": [{"constant_values": ((1, 2), (3, 4))}],
@@ -32,6 +33,7 @@ TRICKY: dict[str, list[dict[str, Any]]] = {
 TRICKY_WIDTHS = [((2, 1), (1, 2)), ((9, 2), (3, 12))]
 
 VERDICT: dict[str, dict[str, str]] = {}  # lib -> mode -> "ok" / "wrong" / "unsupported"
+_CHECKED: set[str] = set()  # the modes whose tricky cases have run in this process
 
 
 def _tricky_input() -> tuple[np.ndarray, da.Array]:
@@ -66,8 +68,63 @@ def section_correctness(cfg) -> list[dict]:
         for name, kwargs_list in TRICKY.items():
             for kwargs in kwargs_list:
                 rows.append(_tricky_row(a, x, widths, name, kwargs))
+    _CHECKED.update(TRICKY)
     return rows
 
 
 def verdict(lib: str, mode: str) -> str:
     return VERDICT.get(lib, {}).get(mode, "ok")
+
+
+def mode_verdict(lib: str, mode: str) -> str:
+    """``verdict(lib, mode)``, running that mode's tricky cases first where they have not
+    run in this process (asv runs each scenario without this section)."""
+    if mode in TRICKY and mode not in _CHECKED:
+        a, x = _tricky_input()
+        for widths in TRICKY_WIDTHS:
+            for kwargs in TRICKY[mode]:
+                _tricky_row(a, x, widths, mode, kwargs)
+        _CHECKED.add(mode)
+    return verdict(lib, mode)
+
+
+def skip_unless_right(lib: str, mode: str) -> None:
+    """Skip (NotImplementedError, asv's signal) a mode the library lacks or gets wrong on the
+    tricky cases: the report shows "unsupported" or "wrong" there instead of a time."""
+    found = mode_verdict(lib, mode)
+    if found != "ok":
+        skip(f"{lib} mode={mode}: {found} on the tricky cases")
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class TrickyCases:
+    """All tricky cases of one mode, padded and computed on the synchronous scheduler."""
+
+    params = (list(LIBS), list(TRICKY))
+    param_names = ("library", "mode")
+
+    def setup(self, lib: str, mode: str) -> None:
+        found = mode_verdict(lib, mode)
+        if found == "unsupported" or found.startswith("error"):
+            skip(f"{lib} mode={mode}: {found}")
+        self.a, self.x = _tricky_input()
+        self.cases = [(w, kw) for w in TRICKY_WIDTHS for kw in TRICKY[mode]]
+
+    def time_tricky_cases(self, lib: str, mode: str) -> None:
+        for widths, kwargs in self.cases:
+            LIBS[lib](self.x, widths, mode_arg(mode), **kwargs).compute(scheduler="sync")
+
+    def track_equal_to_numpy(self, lib: str, mode: str) -> int:
+        """How many of the mode's tricky cases equal numpy.pad's result."""
+        right = 0
+        for widths, kwargs in self.cases:
+            want = np.pad(self.a, widths, mode=mode_arg(mode), **kwargs)
+            got = LIBS[lib](self.x, widths, mode_arg(mode), **kwargs).compute(scheduler="sync")
+            right += same(mode, got, want)
+        return right
+
+    track_equal_to_numpy.unit = "cases"

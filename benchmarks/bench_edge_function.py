@@ -6,7 +6,8 @@ A lazily generated float32 array (``common.lazy_source``) padded with ``common.u
 pads): "unpadded" (the same sum without padding), "daskpad function" (the function as it
 is: whole lines, axis after axis), "daskpad edge_function"
 (``daskpad.edge_function(user_pad, reads=1)``: pads from the edge chunks) and
-"dask.array.pad function". ``edge_function.py`` runs each case in a fresh process.
+"dask.array.pad function". ``edge_function.py`` runs each case in a fresh process; asv
+runs them at ``ASV_SIZE``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import numpy as np
 
 import daskpad
 
-from .common import PeakRSS, lazy_source, user_pad
+from .common import PeakRSS, lazy_source, tasks, user_pad
 
 CASES = ("unpadded", "daskpad function", "daskpad edge_function", "dask.array.pad function")
+#: (side, chunk, width) of the asv benchmarks: 16 MB in 16 x 16 chunks
+ASV_SIZE = (2_000, 125, 16)
 
 
 def padded_sum(case: str, side: int, chunk: int, width: int) -> da.Array:
@@ -46,3 +49,31 @@ def one(case: str, side: int, chunk: int, width: int) -> None:
         y.compute()
         seconds = time.perf_counter() - t0
     print(f"{seconds} {mem.mb}")
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class EdgeFunction:
+    """A user function padding whole lines, or from the edge chunks only: pad + sum."""
+
+    params = (list(CASES),)
+    param_names = ("case",)
+
+    def setup(self, case: str) -> None:
+        self.y = padded_sum(case, *ASV_SIZE)
+
+    def time_pad_sum(self, case: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.compute()
+
+    def peakmem_pad_sum(self, case: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.compute()
+
+    def track_tasks(self, case: str) -> int:
+        return tasks(self.y)
+
+    track_tasks.unit = "tasks"

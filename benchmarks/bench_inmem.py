@@ -1,7 +1,8 @@
 """inmem: ~300 MB numpy arrays in 1, 2 and 3 dimensions, padded and computed into memory.
 
 Every mode, float64 standard normal data in a ``da.from_array`` of the array; each library
-against numpy.pad of the same array ("ratio" = time / numpy.pad).
+against numpy.pad of the same array ("ratio" = time / numpy.pad). asv: the ``--quick``
+arrays (0.8, 0.8 and 0.9 MB), the library a parameter.
 """
 
 from __future__ import annotations
@@ -9,14 +10,18 @@ from __future__ import annotations
 import dask.array as da
 import numpy as np
 
-from .bench_correctness import verdict
+from .bench_correctness import skip_unless_right, verdict
 from .common import (
     ALL_MODES,
     LIBS,
+    NUMPY,
+    QUICK,
+    WITH_NUMPY,
     _progress,
     _record,
     mode_arg,
     same,
+    tasks,
     timed,
 )
 
@@ -66,3 +71,54 @@ def section_inmem(cfg) -> list[dict]:
             rows.append(row)
             _progress(cfg, "inmem", row)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+ARRAYS = [label for label, *_ in _inmem_cases(QUICK)]
+
+
+def _inmem_case(lib: str, label: str, name: str):
+    """(the in-memory array, the padded dask array or None for numpy.pad, the widths) of
+    one library on one of the ``--quick`` arrays."""
+    _, shape, chunks, widths = next(c for c in _inmem_cases(QUICK) if c[0] == label)
+    a = np.random.default_rng(1).standard_normal(shape)
+    if lib == NUMPY:
+        return a, None, widths
+    skip_unless_right(lib, name)
+    return a, LIBS[lib](da.from_array(a, chunks=chunks), widths, mode_arg(name)), widths
+
+
+class InMem:
+    """Pad and compute into memory: the dask libraries and numpy.pad side by side."""
+
+    params = (WITH_NUMPY, ARRAYS, ALL_MODES)
+    param_names = ("library", "array", "mode")
+
+    def setup(self, lib: str, label: str, name: str) -> None:
+        a, y, widths = _inmem_case(lib, label, name)
+        mode = mode_arg(name)
+        self.run = (lambda: np.pad(a, widths, mode=mode)) if y is None else y.compute
+
+    def time_pad(self, lib: str, label: str, name: str) -> None:
+        self.run()
+
+    def peakmem_pad(self, lib: str, label: str, name: str) -> None:
+        self.run()
+
+
+class InMemTasks:
+    """Tasks in the padded array's graph (the input's included)."""
+
+    params = (list(LIBS), ARRAYS, ALL_MODES)
+    param_names = ("library", "array", "mode")
+
+    def setup(self, lib: str, label: str, name: str) -> None:
+        self.y = _inmem_case(lib, label, name)[1]
+
+    def track_tasks(self, lib: str, label: str, name: str) -> int:
+        return tasks(self.y)
+
+    track_tasks.unit = "tasks"

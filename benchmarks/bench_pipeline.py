@@ -4,7 +4,8 @@ threads, against the same pipeline without padding.
 Pad 64 on 28672 x 28672 (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case.
 "pad+store tiled": daskpad's result stored with ``daskpad.to_zarr`` (default memory). In
 the report each case is run in turn with its unpadded baseline, round by round, so both
-see the same machine.
+see the same machine. asv: 1024 x 1024 in 256 x 256 chunks, pad 8 (the ``--quick`` size),
+"unpadded" shown as one more library beside daskpad and dask.array.pad.
 """
 
 from __future__ import annotations
@@ -23,14 +24,19 @@ import numpy as np
 import daskpad
 from daskpad._chunks import regular_chunks
 
-from .bench_correctness import verdict
+from .bench_correctness import skip_unless_right, verdict
 from .common import (
     ALL_MODES,
     LIBS,
+    QUICK,
+    UNPADDED,
+    WITH_UNPADDED,
     _progress,
     _record,
     _store,
     lazy_source,
+    skip,
+    tasks,
     timed_together,
 )
 
@@ -131,3 +137,58 @@ def section_pipeline(cfg) -> list[dict]:
         return _pipelines(
             cfg, "pipeline", ALL_MODES, ["constant", "reflect", "wrap", "mean"], tiled=True
         )
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+def pipeline_case(lib: str, pipeline: str, mode: str, tmp: Path, cluster: bool = False):
+    """(the array the pipeline reads, the pipeline) of one library at the ``--quick`` size,
+    stores chunked "regular"; skips (NotImplementedError) what the report leaves out."""
+    shape, chunks, w = _pipeline_geometry(QUICK, cluster)
+    x = lazy_source(shape, chunks)
+    if lib == UNPADDED:
+        return x, _baselines(x, tmp)[pipeline]
+    skip_unless_right(lib, mode)
+    case = _padded_run(lib, LIBS[lib], x, w, tmp, pipeline, mode, "regular")
+    if case is None:
+        skip(f"{lib}: only daskpad stores tile by tile")
+    return case
+
+
+class Pipeline:
+    """pad+reduce, pad+store and pad+store tiled on local threads, beside the same
+    pipeline unpadded."""
+
+    params = (
+        WITH_UNPADDED,
+        ["reduce", "store", "store tiled"],
+        ["constant", "reflect", "wrap", "mean"],
+    )
+    param_names = ("library", "pipeline", "mode")
+    tmp: Path | None = None
+
+    def setup(self, lib: str, pipeline: str, mode: str) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-"))
+        self.y, self.run = pipeline_case(lib, pipeline, mode, self.tmp)
+
+    def teardown(self, lib: str, pipeline: str, mode: str) -> None:
+        # (asv calls it after a skipped setup too)
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def time_pipeline(self, lib: str, pipeline: str, mode: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
+
+    def peakmem_pipeline(self, lib: str, pipeline: str, mode: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
+
+    def track_tasks(self, lib: str, pipeline: str, mode: str) -> int:
+        """Tasks in the graph of the array the pipeline reads (the input's included)."""
+        return tasks(self.y)
+
+    track_tasks.unit = "tasks"

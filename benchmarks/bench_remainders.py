@@ -6,7 +6,8 @@ pad 64; (c) 1000 x 500 in chunks ((1, 333, 333, 332, 1), (1, 498, 1)), pad 100; 
 201 x 150 in chunks (33, 50, 49), pad 20. Every mode, two chunk policies ("default" and
 "regular", dask.array.pad's result rechunked to daskpad's chunks); blocks, the largest
 block and the time of ``y.compute()`` of each (see ``chunkings.py``'s notes for the
-report's columns and targets).
+report's columns and targets). asv: the ``--quick`` cases and modes, the library a
+parameter; a library whose values are not numpy.pad's (up to rounding) is skipped.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+import dask
 import dask.array as da
 import numpy as np
 
@@ -27,15 +29,20 @@ from .common import (
     DASK,
     LIBS,
     MODE_ARGS,
+    NUMPY,
+    QUICK,
     QUICK_MODES,
     RIGHT,
+    WITH_NUMPY,
     _progress,
     agrees,
     attempt,
     blocks,
     largest_block,
     median_ratio,
+    once,
     paired_median,
+    skip,
     targets,
     verdict_of,
 )
@@ -167,3 +174,72 @@ def _remainder_blocks(row, x, w, name, target_chunks, padded, want, budget) -> N
     row["daskpad largest B"] = largest_block(y_dp) if y_dp is not None else "-"
     row[f"{DASK} largest B"] = largest_block(y_da) if y_da is not None else "n/a"
     row["budget B"] = budget
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+CASES = [label for label, *_ in _remainder_cases(QUICK)]
+POLICIES = ["default", "regular"]
+
+
+def _remainder_case(lib: str, label: str, name: str, policy: str, check: bool = True):
+    """(the padded dask array or None, its computation) of one library on a ``--quick``
+    case; with ``check``, a library whose values are not numpy.pad's is skipped."""
+    _, shape, chunks, w = next(c for c in _remainder_cases(QUICK) if c[0] == label)
+    a = np.random.default_rng(0).standard_normal(shape)
+    mode, kw = MODE_ARGS[name]
+    if lib == NUMPY:
+        if policy != "default":
+            skip("numpy.pad has no chunks: see policy='default'")
+        return None, lambda: np.pad(a, w, mode, **kw)
+    out_shape = tuple(n + 2 * w for n in shape)
+    dp, dk, _ = _remainder_arrays(da.from_array(a, chunks=chunks), w, name, policy, out_shape)
+    y, err = dp if lib == "daskpad" else dk
+    if err:
+        skip(f"{lib} {name}: {err}")
+
+    def right() -> str:
+        with dask.config.set(scheduler="threads"):
+            return agrees(name, y.compute(), np.pad(a, w, mode, **kw))
+
+    found = once(("remainders", lib, label, name, policy), right) if check else "ok"
+    if found not in RIGHT:
+        skip(f"{lib} {name}: values {found}")
+    return y, y.compute
+
+
+class Remainders:
+    """``y.compute()`` of chunks that do not divide the shape, beside numpy.pad."""
+
+    params = (WITH_NUMPY, CASES, QUICK_MODES, POLICIES)
+    param_names = ("library", "case", "mode", "policy")
+
+    def setup(self, lib: str, label: str, name: str, policy: str) -> None:
+        self.run = _remainder_case(lib, label, name, policy)[1]
+
+    def time_compute(self, lib: str, label: str, name: str, policy: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
+
+
+class RemainderChunks:
+    """The output chunks: blocks, and the largest block's bytes (dask.array.pad's result
+    rechunked to daskpad's under the "regular" policy)."""
+
+    params = (list(LIBS), CASES, QUICK_MODES, POLICIES)
+    param_names = ("library", "case", "mode", "policy")
+
+    def setup(self, lib: str, label: str, name: str, policy: str) -> None:
+        self.y = _remainder_case(lib, label, name, policy, check=False)[0]
+
+    def track_blocks(self, lib: str, label: str, name: str, policy: str) -> int:
+        return blocks(self.y)
+
+    track_blocks.unit = "blocks"
+
+    def track_largest_block(self, lib: str, label: str, name: str, policy: str) -> int:
+        return largest_block(self.y)
+
+    track_largest_block.unit = "bytes"

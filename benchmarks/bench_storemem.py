@@ -3,7 +3,8 @@ stored to zarr with regular chunks.
 
 n = 8, 16, 32 (256 x 256 chunks, pad 16, local threads), the blocks counted with weakref
 finalizers; dask.array.pad's result rechunked. Also ``daskpad.to_zarr`` (tile by tile,
-tiles reading at most 6 x 6 blocks).
+tiles reading at most 6 x 6 blocks). asv: the ``--quick`` grids (4 x 4 and 8 x 8 blocks of
+64 x 64, pad 4), "daskpad.to_zarr" shown as one more library.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import numpy as np
 import daskpad
 from daskpad._chunks import regular_chunks
 
-from .bench_correctness import verdict
-from .common import LIBS, _progress, _store, timed
+from .bench_correctness import skip_unless_right, verdict
+from .common import LIBS, QUICK, _progress, _store, skip, timed
 
 TILED = "daskpad.to_zarr"
 STOREMEM_MODES = ["(no pad)", "constant", "reflect", "wrap", "linear_ramp", "mean"]
@@ -136,3 +137,52 @@ def section_storemem(cfg) -> list[dict]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class StoreMem:
+    """Pad and store to zarr with regular chunks on local threads: time, memory, and the
+    input blocks held at once."""
+
+    params = ([*LIBS, TILED], STOREMEM_MODES, [n * n for n in _storemem_geometry(QUICK)[0]])
+    param_names = ("library", "mode", "blocks")
+    tmp: Path | None = None
+
+    def setup(self, lib: str, mode: str, blocks: int) -> None:
+        if mode == "(no pad)" and lib != "daskpad":
+            skip("the unpadded store is daskpad's row")
+        if lib == "dask.array.pad":
+            skip_unless_right(lib, mode)
+        _, chunk, w = _storemem_geometry(QUICK)
+        n = int(blocks**0.5)
+        self.tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-"))
+        where = str(self.tmp / "out.zarr")
+        if lib == TILED:
+            self.source, self.run = _tiled_case(n, chunk, w, mode, where)
+        else:
+            self.source, self.run = _store_case(lib, LIBS[lib], n, chunk, w, mode, where)
+
+    def teardown(self, lib: str, mode: str, blocks: int) -> None:
+        # (asv calls it after a skipped setup too)
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def time_store(self, lib: str, mode: str, blocks: int) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
+
+    def peakmem_store(self, lib: str, mode: str, blocks: int) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
+
+    def track_held_blocks(self, lib: str, mode: str, blocks: int) -> int:
+        """The most input blocks alive at once during the store."""
+        with dask.config.set(scheduler="threads"):
+            self.run()
+        return self.source.peak
+
+    track_held_blocks.unit = "blocks"

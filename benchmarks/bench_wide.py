@@ -1,7 +1,8 @@
 """wide: pads wider than the axis, 3x and 2x the axis plus a bit, on a float64 array in
 memory, padded and computed on local threads ("ratio" = time / numpy.pad).
 
-2000 x 1500 in 500 x 500 chunks.
+2000 x 1500 in 500 x 500 chunks; asv: the ``--quick`` size (200 x 150 in 50 x 50 chunks),
+the library a parameter; a library whose values differ from numpy.pad's is skipped.
 """
 
 from __future__ import annotations
@@ -12,9 +13,15 @@ import numpy as np
 
 from .common import (
     LIBS,
+    NUMPY,
+    QUICK,
+    WITH_NUMPY,
     _progress,
     _record,
+    once,
     same,
+    skip,
+    tasks,
     timed,
 )
 
@@ -63,3 +70,57 @@ def section_wide(cfg) -> list[dict]:
             rows.append(row)
             _progress(cfg, "wide", row)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+CASE_LABELS = [_label(mode, kwargs) for mode, kwargs in WIDE_CASES]
+
+
+def _wide_case(lib: str, label: str):
+    """(the padding, run once) of one library at the ``--quick`` size: a dask library whose
+    values differ from numpy.pad's is skipped, as the report shows "wrong" there."""
+    mode, kwargs = WIDE_CASES[CASE_LABELS.index(label)]
+    a, x, widths = _wide_input(QUICK)
+    if lib == NUMPY:
+        return None, lambda: np.pad(a, widths, mode=mode, **kwargs)
+    y = LIBS[lib](x, widths, mode, **kwargs)
+
+    def right() -> bool:
+        with dask.config.set(scheduler="threads"):
+            return same(mode, y.compute(), np.pad(a, widths, mode=mode, **kwargs))
+
+    if not once(("wide", lib, label), right):
+        skip(f"{lib} {label}: values differ from numpy.pad's")
+    return y, y.compute
+
+
+class Wide:
+    """Pads wider than the axis, computed into memory, beside numpy.pad."""
+
+    params = (WITH_NUMPY, CASE_LABELS)
+    param_names = ("library", "mode")
+
+    def setup(self, lib: str, label: str) -> None:
+        self.run = _wide_case(lib, label)[1]
+
+    def time_pad(self, lib: str, label: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
+
+
+class WideTasks:
+    """Tasks in the padded array's graph (the input's included)."""
+
+    params = (list(LIBS), CASE_LABELS)
+    param_names = ("library", "mode")
+
+    def setup(self, lib: str, label: str) -> None:
+        self.y = _wide_case(lib, label)[0]
+
+    def track_tasks(self, lib: str, label: str) -> int:
+        return tasks(self.y)
+
+    track_tasks.unit = "tasks"

@@ -6,7 +6,8 @@ by W = 10**6); (b) ``np.arange(1, 21).reshape(4, 5)`` (int64) in chunks of 2 pad
 the largest block counted from the chunks alone, and three small windows (the first
 elements, across the edge of the data, the last) computed in a forked child process and
 compared with numpy.pad's values found without the full-width array (see
-``chunkings.py``'s notes).
+``chunkings.py``'s notes). asv: the ``--quick`` widths (10**4 and 1000), the windows
+computed in the benchmark's own process on the synchronous scheduler.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from daskpad._chunks import chunk_budget
 from .common import (
     ALL,
     MODE_ARGS,
+    QUICK,
     PeakRSS,
     _error,
     _progress,
@@ -285,3 +287,54 @@ def _widebuild_row(cfg, row, budget, build, windows, check, limits) -> None:
 
 # --------------------------------------------------------------------------------------
 # widesum: wide pads reduced, against the same reduction unpadded
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class WideBuild:
+    """The pad call at widths far beyond the array, the blocks and largest block of the
+    result, and three small windows of it computed."""
+
+    params = (["1-D", "2-D"], ALL)
+    param_names = ("case", "mode")
+
+    def setup(self, case: str, label: str) -> None:
+        mode, kw = MODE_ARGS[label]
+        if case == "1-D":
+            x, w = da.from_array(A1, chunks=2), _width_1d(QUICK, label)
+        else:
+            x, w = da.from_array(A2, chunks=2), _width_2d(QUICK)
+        self.build = lambda: daskpad.pad(x, w, mode, **kw)
+        self.y = self.build()
+        self.windows = _slicers(case, w)
+
+    def time_build(self, case: str, label: str) -> None:
+        self.build()
+
+    def peakmem_build(self, case: str, label: str) -> None:
+        self.build()
+
+    def track_blocks(self, case: str, label: str) -> int:
+        return blocks(self.y)
+
+    track_blocks.unit = "blocks"
+
+    def track_largest_block(self, case: str, label: str) -> int:
+        return largest_block(self.y)
+
+    track_largest_block.unit = "bytes"
+
+    def _window(self, key: str) -> None:
+        self.windows[key](self.y).compute(scheduler="sync")
+
+    def time_window_first(self, case: str, label: str) -> None:
+        self._window("first")
+
+    def time_window_middle(self, case: str, label: str) -> None:
+        self._window("middle")
+
+    def time_window_last(self, case: str, label: str) -> None:
+        self._window("last")

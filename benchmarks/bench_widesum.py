@@ -5,7 +5,8 @@ threads.
 (a) 12000 x 12000 in chunks of 500, pad 3000; (b) 1000 x 1000 in chunks of 500, pad 5000;
 every mode (median with stat_length=64). Each library's values are first checked against
 numpy.pad on the same geometry divided by 10; dask.array.pad is not timed where they are
-not right (see ``chunkings.py``'s notes for the report's columns and targets).
+not right (see ``chunkings.py``'s notes for the report's columns and targets). asv: the
+``--quick`` cases and modes, "unpadded" shown as one more library.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import dask
 import numpy as np
 
 from .common import (
@@ -22,15 +24,21 @@ from .common import (
     DASK,
     LIBS,
     MODE_ARGS,
+    QUICK,
     QUICK_MODES,
     RIGHT,
+    UNPADDED,
+    WITH_UNPADDED,
     _progress,
     agrees,
     attempt,
     lazy_source,
     median_ratio,
+    once,
     paired_median,
+    skip,
     targets,
+    tasks,
 )
 
 WIDESUM_ARGS: dict[str, dict[str, Any]] = {"median": {"stat_length": 64}}
@@ -135,3 +143,43 @@ def section_widesum(cfg) -> list[dict]:
             rows.append(row)
             _progress(cfg, "widesum", row)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+CASES = [case for case, *_ in _widesum_cases(QUICK)]
+MODES = [label for label in QUICK_MODES if label != "minimum"]
+
+
+class WideSum:
+    """The sum of a wide pad, beside the same sum unpadded."""
+
+    params = (WITH_UNPADDED, CASES, MODES)
+    param_names = ("library", "case", "mode")
+
+    def setup(self, lib: str, case: str, label: str) -> None:
+        _, side, chunk, w = next(c for c in _widesum_cases(QUICK) if c[0] == case)
+        x = lazy_source((side, side), (chunk, chunk))
+        if lib == UNPADDED:
+            self.y = x
+            return
+        if lib != "daskpad":  # as in the report: not timed where its values are not right
+            found = once(("widesum", case, label), lambda: _small_check(label, side, chunk, w))
+            if found[lib] not in RIGHT:
+                skip(f"{lib} {label}: {found[lib]}")
+        mode, kw = MODE_ARGS[label]
+        kw = {**kw, **WIDESUM_ARGS.get(label, {})}
+        self.y, err = attempt(lambda: LIBS[lib](x, w, mode, **kw))
+        if err:
+            skip(f"{lib} {label}: {err}")
+
+    def time_sum(self, lib: str, case: str, label: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.sum(dtype=np.float64).compute()
+
+    def track_tasks(self, lib: str, case: str, label: str) -> int:
+        return tasks(self.y)
+
+    track_tasks.unit = "tasks"

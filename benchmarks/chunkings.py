@@ -17,8 +17,10 @@ block's. Every row has a "target" column, "met" or "NOT met", computed from the 
 numbers, and "missed" naming the targets not met. A library's failure (an exception while
 building or computing) is recorded in the row as "error: ..." and the run goes on.
 
-Each section is a module of its own, ``benchmarks/bench_<section>.py``; the helpers they
-share are in ``benchmarks/common.py``. This script runs the sections and prints the report.
+Each section is a module of its own, ``benchmarks/bench_<section>.py``, which also holds
+the same scenario as asv benchmark classes at the ``--quick`` sizes (``asv run
+--python=same --quick``; see ``asv.conf.json``); the helpers they share are in
+``benchmarks/common.py``. This script runs the sections and prints the report.
 
 Sections
 --------

@@ -2,7 +2,8 @@
 arguments each mode gets, a lazily generated source, tables and the machine line.
 
 The scenario modules (``bench_*.py``) import these; so do the runners (``run.py``,
-``chunkings.py``, ``edge_function.py``).
+``chunkings.py``, ``edge_function.py``). ``QUICK`` is the configuration asv's benchmark
+classes use: every scenario's ``--quick`` sizes.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import dask
@@ -368,3 +370,46 @@ def targets(row: dict, checks: dict[str, bool | None]) -> None:
     missed = [name for name, met in checks.items() if met is False]
     row["target"] = "NOT met" if missed else "met"
     row["missed"] = ", ".join(missed) if missed else "-"
+
+
+# --------------------------------------------------------------------------------------
+# asv: the sizes its benchmark classes run at, the libraries they take as a parameter
+# --------------------------------------------------------------------------------------
+
+#: the configuration the asv benchmark classes use: every scenario's ``--quick`` sizes, so
+#: that each call takes well under a second and ``asv run --quick`` takes minutes
+QUICK = SimpleNamespace(
+    quick=True,
+    repeat=1,
+    verbose=False,
+    tmp=None,
+    full_build=False,
+    big_gb=48.0,
+    big_modes=None,
+    cluster_side=12_288,
+    cluster_chunk=2_048,
+    cluster_width=64,
+    window_timeout=30.0,
+)
+NUMPY = "numpy.pad"
+UNPADDED = "unpadded"
+#: the "library" parameter of the asv classes: the dask libraries, with numpy.pad on the
+#: in-memory array, or with the same work unpadded (a pipeline's baseline)
+WITH_NUMPY = [*LIBS, NUMPY]
+WITH_UNPADDED = [UNPADDED, *LIBS]
+
+_ONCE: dict[tuple, Any] = {}
+
+
+def once(key: tuple, fn: Callable[[], Any]) -> Any:
+    """``fn()``, computed once per process for ``key``: asv calls ``setup`` before every
+    timed call, and a check of a library's values need not run each time."""
+    if key not in _ONCE:
+        _ONCE[key] = fn()
+    return _ONCE[key]
+
+
+def skip(reason: str) -> None:
+    """Skip this parameter combination: asv skips one whose ``setup`` raises
+    NotImplementedError (a library lacks the mode, or its values are wrong)."""
+    raise NotImplementedError(reason)

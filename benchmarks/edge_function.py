@@ -11,7 +11,8 @@ edge_function" (``daskpad.edge_function(user_pad, reads=1)``: pads from the edge
 and "dask.array.pad function". Runs ``--repeat`` rounds of all four cases (paired: each
 round's ratios divide by that round's unpadded time) and prints, per case, the median
 seconds, the largest peak extra resident MB and the median of the rounds' time ratios.
-The cases are built in ``benchmarks/bench_edge_function.py``.
+The cases are built in ``benchmarks/bench_edge_function.py``, which also holds them as asv
+benchmarks (``asv run --python=same --quick``; see ``asv.conf.json``).
 """
 
 from __future__ import annotations

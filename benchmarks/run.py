@@ -11,8 +11,10 @@ resident memory, and writes the raw numbers as JSON (``benchmarks/plot.py`` read
 Timed cases are the best of ``--repeat`` runs (default 3, 1 with ``--quick``); in the
 pipeline and cluster sections each case is run in turn with its unpadded baseline, round by
 round, so both see the same machine (a small VM drifts by 10-30% over minutes).
-Each section is a module of its own, ``benchmarks/bench_<section>.py``; the helpers they
-share are in ``benchmarks/common.py``. This script runs the sections and prints the report.
+Each section is a module of its own, ``benchmarks/bench_<section>.py``, which also holds
+the same scenario as asv benchmark classes at the ``--quick`` sizes (``asv run
+--python=same --quick``; see ``asv.conf.json``); the helpers they share are in
+``benchmarks/common.py``. This script runs the sections and prints the report.
 
 Sections
 --------
