@@ -105,7 +105,7 @@ class Grid:
         self.concatenated: da.Array = self._with_meta(x)  # the query-planning form
         self.copies = 0  # how many statistics read x again through fresh_copy
         # a statistic's partials along several axes at once, per input block (see
-        # daskpad._graph.share_partials): stat -> (array of tuples, the axes)
+        # daskpad._statistics.share_partials): stat -> (array of tuples, the axes)
         self.shared_partials: dict[str, tuple[da.Array, tuple[int, ...]]] = {}
 
     def _with_meta(self, x: da.Array) -> da.Array:

@@ -6,6 +6,11 @@ a builder returns the blocks before and after the array along that axis; each bl
 computed by a kernel (:mod:`daskpad._kernels`) from the few input elements its mode needs,
 sliced out of the edge chunks first (overlap style). The interior is never touched.
 
+Here are the builders of the fill, copying, ramp and user-function modes, and
+:func:`pad_axes`, which runs them axis by axis; the statistics' builder is in
+:mod:`daskpad._statistics`, and the blockwise layers every builder makes a side with are in
+:mod:`daskpad._sides`.
+
 Only public dask collection operations are used (slicing, ``blockwise``, ``map_blocks``,
 ``concatenate``, ``rechunk``, reductions), so the same code builds classic graphs and dask's
 array query-planning expressions.
@@ -16,138 +21,39 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, cast
 
 import dask.array as da
 import numpy as np
-from dask.array.core import PerformanceWarning, normalize_chunks
-from dask.array.utils import meta_from_array
+from dask.array.core import normalize_chunks
 
 from . import _kernels as k
 from . import _line_kernels as lk
-from ._assemble import Grid, block_index, blocks_from_nothing, regrid
+from ._assemble import Grid, blocks_from_nothing, regrid
 from ._chunks import (
     AFTER,
     BEFORE,
     chunk_budget,
-    face_nbytes,
     merge_slivers,
-    near_equal,
     output_chunks,
     pad_layout,
 )
-from ._dask import marked, query_planning
+from ._dask import query_planning
 from ._modes import EdgeFunction
 from ._normalize import AxisPlan, PadPlan
 from ._programs import fill_program, needed_ranges, run_starts
-
-Sides = tuple[da.Array | None, da.Array | None]
-SideChunks = tuple[tuple[int, ...], tuple[int, ...]]  # a pad side's chunks, before and after
-# Builders read the array padded so far through a Grid: its chunks, dtype, meta and slabs.
-Frame = Grid
-
-
-def _with_axis(
-    x: Frame | da.Array, axis: int, chunks: Sequence[int]
-) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(chunks) if i == axis else c for i, c in enumerate(x.chunks))
-
-
-def _per_pad_block(
-    ap: AxisPlan,
-    sides: SideChunks,
-    make: Callable[[int, tuple[int, ...], int], da.Array],
-) -> Sides:
-    """For each side with a pad, ``make(side, chunks, offset)`` builds its blocks:
-    ``chunks`` along the axis (from :func:`daskpad._chunks.pad_layout`), ``offset`` where
-    the side starts in padded coordinates."""
-    result: list[da.Array | None] = []
-    for side, width, offset in ((BEFORE, ap.before, 0), (AFTER, ap.after, ap.before + ap.length)):
-        result.append(make(side, sides[side], offset) if width else None)
-    return result[0], result[1]
-
-
-def _contracted(ndim: int, along: int, inputs: Sequence[da.Array]) -> list[Any]:
-    """blockwise arguments for ``inputs``, each seen whole along ``along``: every input gets
-    its own contracted symbol there, since their lengths differ."""
-    args: list[Any] = []
-    for j, a in enumerate(inputs):
-        args += [a, tuple(ndim + 1 + j if i == along else i for i in range(ndim))]
-    return args
-
-
-def _blockwise_chunks(
-    kernel: Callable[..., Any],
-    like: Frame | da.Array,
-    along: int,
-    chunks: tuple[int, ...],
-    offset: int,
-    inputs: Sequence[da.Array],
-    kwargs: dict[str, Any],
-    extra: Sequence[tuple[Any, Any]] = (),
-) -> da.Array:
-    """All blocks of one pad side in one layer: for each output chunk along ``along`` and
-    each face block of ``like``, ``kernel(*inputs, *extra, start=, stop=, **kwargs)`` with
-    each input whole along ``along``; ``start``/``stop`` are the chunk's padded positions.
-    A tiny block-index array tells each task which chunk it computes."""
-    ndim = like.ndim
-    out = tuple(ndim if i == along else i for i in range(ndim))
-    args = [block_index(len(chunks)), (ndim,), *_contracted(ndim, along, inputs)]
-    for pair in extra:
-        args += list(pair)
-    # an array, not a tuple: dask walks tuples in kwargs looking for collections
-    bounds = np.cumsum((offset, *chunks), dtype=np.int64)
-    with warnings.catch_warnings():
-        # the side has more blocks than the slabs it reads: that is the point, not a problem
-        warnings.simplefilter("ignore", PerformanceWarning)
-        return cast(
-            "da.Array",
-            da.blockwise(
-                k.per_chunk,
-                out,
-                *args,
-                new_axes={ndim: tuple(chunks)},  # one chunk per block of the index
-                dtype=like.dtype,
-                meta=meta_from_array(like._meta, ndim=ndim),
-                token=kernel.__name__,
-                kernel=kernel,
-                bounds=bounds,
-                along=along,
-                **kwargs,
-            ),
-        )
-
-
-def _blockwise_along(
-    kernel: Callable[..., Any],
-    like: Frame | da.Array,
-    along: int,
-    size: int,
-    inputs: Sequence[da.Array],
-    kwargs: dict[str, Any],
-) -> da.Array:
-    """One task per face block of ``like``: ``kernel`` sees each input whole along axis
-    ``along`` and returns a block of ``size`` there. ``kwargs`` go to the kernel."""
-    ndim = like.ndim
-    out = tuple(ndim if i == along else i for i in range(ndim))
-    return cast(
-        "da.Array",
-        da.blockwise(
-            k.along_axis,
-            out,
-            *_contracted(ndim, along, inputs),
-            new_axes={ndim: size},
-            dtype=like.dtype,
-            meta=meta_from_array(like._meta, ndim=ndim),
-            token=kernel.__name__,
-            kernel=kernel,
-            along=along,
-            **kwargs,
-        ),
-    )
-
+from ._sides import (
+    Frame,
+    SideChunks,
+    Sides,
+    blockwise_along,
+    blockwise_chunks,
+    face_block_nbytes,
+    per_pad_block,
+    with_axis,
+)
+from ._statistics import build_stat, share_partials
 
 # --------------------------------------------------------------------------------------
 # builders, one per family of modes (see daskpad._modes)
@@ -163,7 +69,7 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
         if not query_planning():
             return blocks_from_nothing(
                 "fill_block",
-                _with_axis(x, ap.axis, chunks),
+                with_axis(x, ap.axis, chunks),
                 k.fill_block,
                 x._meta,
                 like=x._meta,
@@ -174,7 +80,7 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
             "da.Array",
             da.map_blocks(
                 k.fill_block,
-                chunks=_with_axis(x, ap.axis, chunks),
+                chunks=with_axis(x, ap.axis, chunks),
                 dtype=x.dtype,
                 meta=x._meta,
                 like=x._meta,
@@ -183,7 +89,7 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
             ),
         )
 
-    return _per_pad_block(ap, sides, make)
+    return per_pad_block(ap, sides, make)
 
 
 def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
@@ -211,7 +117,7 @@ def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Si
         pieces = [x.slab(ap.axis, lo, hi) for _c, lo, hi in found]
         starts = tuple(lo for _c, lo, _hi in found)
         kwargs = dict(axis=ap.axis, piece_starts=starts, program=program)
-        return _blockwise_chunks(k.gather_block, x, ap.axis, chunks, offset, pieces, kwargs)
+        return blockwise_chunks(k.gather_block, x, ap.axis, chunks, offset, pieces, kwargs)
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         if not query_planning():
@@ -220,7 +126,7 @@ def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Si
             return x.side_from_spans(ap.axis, chunks, offset, spans, k.gather_block, kwargs)
         side_spans = spans(offset, offset + sum(chunks))
         length = sum(hi - lo for _c, lo, hi in side_spans)
-        if len(chunks) == 1 or _face_block_nbytes(x, ap.axis, length) <= chunk_budget():
+        if len(chunks) == 1 or face_block_nbytes(x, ap.axis, length) <= chunk_budget():
             # every block of this side reads the same few slabs: one layer for the side
             return layer(chunks, offset, side_spans)
         # a side so wide that its slabs exceed the budget: each block reads only its own
@@ -228,7 +134,7 @@ def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Si
         blocks = [layer((hi - lo,), lo, spans(lo, hi)) for lo, hi in itertools.pairwise(limits)]
         return cast("da.Array", da.concatenate(blocks, axis=ap.axis))
 
-    return _per_pad_block(ap, sides, make)
+    return per_pad_block(ap, sides, make)
 
 
 def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
@@ -249,11 +155,11 @@ def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
         width = ap.before if side == BEFORE else ap.after
         kwargs = dict(end_value=ap.values[side], width=width, reverse=side == AFTER, axis=axis)
         # positions within the side: the ramp counts from its outer end
-        return _blockwise_chunks(
+        return blockwise_chunks(
             k.ramp_block, x, axis, chunks, 0, [edges[side]], kwargs, [(flags[side], ())]
         )
 
-    return _per_pad_block(ap, sides, make)
+    return per_pad_block(ap, sides, make)
 
 
 def _ramp_flag(edge: da.Array, axis: int, end_value: Any, width: int) -> da.Array:
@@ -288,184 +194,6 @@ def _ramp_flag(edge: da.Array, axis: int, end_value: Any, width: int) -> da.Arra
     )
 
 
-def _face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:
-    return face_nbytes(x.chunks, axis, x.dtype.itemsize) * length
-
-
-def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Array:
-    """The statistic of ``x[start:stop]`` along ``axis``, length one there, in x's dtype.
-
-    A median needs whole lines, so a long slab is read in stripes across the face. Two
-    axes' medians read every block of the input in crossing stripes (columns, then rows),
-    which would keep the input in memory until both are done; so every long median after
-    the first reads the input again, from a fresh copy, when the input is larger than
-    ``COPY_ABOVE`` budgets."""
-    copy = False
-    if stat == "median" and _long_slab(x, axis, start, stop):
-        nbytes = int(np.prod(x.x.shape, dtype=np.int64)) * x.dtype.itemsize
-        copy = x.copies > 0 and nbytes > COPY_ABOVE * chunk_budget()
-        x.copies += 1
-    fn = functools.partial(_slab_statistic, axis=axis, stat=stat)
-    on_input = None
-    shared = x.shared_partials.get(stat)
-    if shared is not None and axis in shared[1] and (start, stop) == (0, x.x.shape[axis]):
-        on_input = functools.partial(_slab_statistic, axis=axis, stat=stat, shared=shared)
-    return x.map_slab(axis, start, stop, fn, copy=copy, on_input=on_input)
-
-
-def share_partials(x: Frame, plan: PadPlan) -> None:
-    """Where maximum, mean or minimum reads the whole input along two axes or more (the
-    default ``stat_length``), each input block's partials along all of them are computed
-    in one task, instead of one task per axis (classic graphs; each combining task then
-    picks its axis's share: see :func:`_slab_statistic`)."""
-    stat = plan.mode.stat if plan.mode is not None else None
-    if stat not in ("amax", "amin", "mean") or query_planning():
-        return
-
-    def whole(ap: AxisPlan) -> bool:
-        """Every padded side of the axis reads the whole axis, in more than two chunks
-        (fewer are read in one task per face block: :func:`_slab_statistic`)."""
-        if not ap.padded or ap.stat_length is None or len(x.x.chunks[ap.axis]) <= 2:
-            return False
-        sides = [s for s, w in zip(ap.stat_length, (ap.before, ap.after)) if w]
-        return all(s == ap.length for s in sides)
-
-    axes = tuple(ap.axis for ap in plan.axes if whole(ap))
-    if len(axes) < 2:
-        return
-    acc = k.mean_accumulator(x.dtype) if stat == "mean" else x.dtype
-    ind = tuple(range(x.ndim))
-    both = da.blockwise(
-        k.partials_along,
-        ind,
-        x.x,
-        ind,
-        dtype=object,
-        meta=np.empty((0,) * x.ndim, dtype=object),
-        stat=stat,
-        axes=axes,
-        acc=acc,
-    )
-    x.shared_partials[stat] = (both, axes)
-
-
-COPY_ABOVE = 4  # budgets: a median reading crossing stripes of a larger input reads a copy
-
-
-def _long_slab(x: Frame, axis: int, start: int, stop: int) -> bool:
-    """Whether ``[start:stop]`` along ``axis`` spans more than two of x's input chunks."""
-    bounds = np.cumsum((0, *x.x.chunks[axis]))
-    first = int(np.searchsorted(bounds, start, side="right"))
-    last = int(np.searchsorted(bounds, stop, side="left"))
-    return last - first + 1 > 2
-
-
-def _slab_statistic(
-    slab: da.Array, axis: int, stat: str, shared: tuple[da.Array, tuple[int, ...]] | None = None
-) -> da.Array:
-    length = slab.shape[axis]
-    fits = _face_block_nbytes(slab, axis, length) <= chunk_budget()
-    if shared is None and fits and (stat == "median" or len(slab.chunks[axis]) <= 2):
-        # an edge slab: numpy's own function on the slab of each face block, in one task.
-        # (A slab over many chunks goes through per-block partials instead even when it
-        # would fit: one task reading a whole row of blocks makes the scheduler hold them
-        # all, so padding a large array would hold most of it in memory.)
-        return _blockwise_along(k.stat_block, slab, axis, 1, [slab], dict(stat=stat, axis=axis))
-    meta = meta_from_array(slab._meta, ndim=slab.ndim)
-    if stat == "median":
-        # median needs whole lines: cut the face blocks narrower (never joining two) until
-        # one narrow slab fits the budget, take the median of each, and join the results
-        narrow = regrid(slab, narrow_face(slab, axis))
-        median = _blockwise_along(
-            k.stat_block, narrow, axis, 1, [narrow], dict(stat=stat, axis=axis)
-        )
-        return regrid(median, _with_axis(slab, axis, (1,)))
-    # maximum, minimum, mean: one partial per block, then one combining task per face block
-    # (a dask tree reduction when even the partials of one face block exceed the budget)
-    acc = k.mean_accumulator(slab.dtype) if stat == "mean" else slab.dtype
-    ind = tuple(range(slab.ndim))
-    finish = dict(stat=stat, axis=axis, count=length, out_dtype=slab.dtype)
-    parts_fit = face_nbytes(slab.chunks, axis, acc.itemsize) * len(slab.chunks[axis])
-    if shared is not None:  # this axis's share of the partials computed with the others'
-        both, axes = shared
-        which = axes.index(axis)
-        if parts_fit <= chunk_budget():
-            # each combining task picks its share of the blocks' partials itself
-            finish = {**finish, "pick": which}
-            return _blockwise_along(k.combine_statistic, slab, axis, 1, [both], finish)
-        kernel: Callable[..., Any] = k.pick
-        source, extra = both, dict[str, Any](which=which)
-    else:
-        kernel, source, extra = k.partial_statistic, slab, dict(stat=stat, axis=axis, acc=acc)
-    partial = da.blockwise(
-        kernel,
-        ind,
-        source,
-        ind,
-        adjust_chunks={axis: 1},
-        dtype=acc,
-        meta=np.empty((0,) * slab.ndim, dtype=acc),
-        **extra,
-    )
-    if shared is None and parts_fit <= chunk_budget():
-        return _blockwise_along(k.combine_statistic, slab, axis, 1, [partial], finish)
-    reduce = {"amax": da.max, "amin": da.min, "mean": da.sum}[stat]
-    total = reduce(partial, axis=axis, keepdims=True)
-    return cast(
-        "da.Array",
-        da.map_blocks(k.combine_statistic, total, meta=meta, dtype=slab.dtype, **finish),
-    )
-
-
-def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
-    """``x``'s chunks with the face blocks (the axes other than ``axis``) cut narrower, each
-    into near-equal parts, until a face block times the length along ``axis`` fits the
-    budget (or is one line): the widest face axis is cut first. Blocks are only ever cut,
-    so each new block lies in one old one.
-    """
-    line = max(x.shape[axis], 1) * max(x.dtype.itemsize, 1)
-    most = max(chunk_budget() // line, 1)  # face elements one narrow slab may hold
-    face = [i for i in range(x.ndim) if i != axis]
-    size = {i: max(x.chunks[i], default=1) or 1 for i in face}
-    while face and int(np.prod([size[i] for i in face], dtype=np.int64)) > most:
-        widest = max(face, key=lambda i: (size[i], i))
-        others = int(np.prod([size[i] for i in face if i != widest], dtype=np.int64))
-        # as wide as fits next to the others, or half as wide when even that is too much
-        size[widest] = max(most // others, 1) if others <= most else -(-size[widest] // 2)
-
-    return tuple(
-        c if i == axis else tuple(p for b in c for p in near_equal(b, size[i]))
-        for i, c in enumerate(x.chunks)
-    )
-
-
-#: the mark (daskpad._dask.marked) of the statistics a pad side repeats
-STATISTIC = "statistic"
-
-
-def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
-    """maximum, mean, median, minimum: one statistic per side and face block, repeated."""
-    assert plan.mode is not None and plan.mode.stat is not None and ap.stat_length
-    axis, n = ap.axis, ap.length
-    stat = plan.mode.stat
-    length_before, length_after = ap.stat_length
-    before = _statistic(x, axis, 0, length_before, stat) if ap.before else None
-    after: da.Array | None
-    if length_before == length_after == n and before is not None:
-        after = before  # both sides read the whole axis
-    else:
-        after = _statistic(x, axis, n - length_after, n, stat) if ap.after else None
-    # marked, so that a tiled store finds them and computes them first (daskpad._settle)
-    stats = [marked(s, STATISTIC) if s is not None else None for s in (before, after)]
-
-    def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
-        stat_ = stats[side]
-        assert stat_ is not None
-        return _blockwise_chunks(k.repeat_block, x, axis, chunks, 0, [stat_], dict(axis=axis))
-
-    return _per_pad_block(ap, sides, make)
-
-
 def build_edge_function(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """A user function that promised to read only ``reads`` values next to each edge and
     to write only the pads (:func:`daskpad.edge_function`): one task per face block calls
@@ -484,14 +212,14 @@ def build_edge_function(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks
         kwargs=plan.function_kwargs,
     )
     pieces = [x.slab(axis, lo, hi) for lo, hi in ranges]
-    pads = _blockwise_along(lk.edge_function_pads, x, axis, ap.before + ap.after, pieces, kwargs)
+    pads = blockwise_along(lk.edge_function_pads, x, axis, ap.before + ap.after, pieces, kwargs)
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         start = 0 if side == BEFORE else ap.before
         part = pads[(slice(None),) * axis + (slice(start, start + sum(chunks)),)]
-        return regrid(part, _with_axis(x, axis, chunks))
+        return regrid(part, with_axis(x, axis, chunks))
 
-    return _per_pad_block(ap, sides, make)
+    return per_pad_block(ap, sides, make)
 
 
 BUILDERS: dict[str, Callable[[Frame, AxisPlan, PadPlan, SideChunks], Sides]] = {

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import _concatenate
+from ._kernels import concatenate_blocks
 
 
 def _call_on_lines(
@@ -154,7 +154,7 @@ def function_pass(
     pasted = [piece for changed in _flat(list(args[ndim - 1 :])) for piece in changed.pieces]
     pad_width = widths[axis]
     if last:
-        out = _concatenate(blocks, axis) if len(blocks) > 1 else blocks[0].copy()
+        out = concatenate_blocks(blocks, axis) if len(blocks) > 1 else blocks[0].copy()
         for piece in pasted:
             piece.paste(out, origin)
         _call_on_lines(out, function, axis, pad_width, kwargs)
@@ -200,7 +200,7 @@ def _changes(
     for lo in range(0, max(like.shape[wide], 1), step):
         group = tuple(slice(lo, lo + step) if i == wide else slice(None) for i in range(ndim))
         parts = [b[group] for b in blocks]
-        buf = _concatenate(parts, axis) if len(parts) > 1 else parts[0].copy()
+        buf = concatenate_blocks(parts, axis) if len(parts) > 1 else parts[0].copy()
         here = tuple(o + lo if i == wide else o for i, o in enumerate(origin))
         for piece in pasted:
             piece.paste(buf, here)
@@ -281,4 +281,4 @@ def edge_function_pads(
         line[(*at, slice(before + lo, before + lo + piece.shape[axis]))] = piece
     _call_on_lines(line, function, axis, iaxis_pad_width, kwargs)
     end = before + length
-    return _concatenate([line[(*at, slice(0, before))], line[(*at, slice(end, None))]], axis)
+    return concatenate_blocks([line[(*at, slice(0, before))], line[(*at, slice(end, None))]], axis)

@@ -24,7 +24,7 @@ from ._dask import (
     renamed,
     with_values,
 )
-from ._graph import STATISTIC
+from ._statistics import STATISTIC
 
 
 class TileProgress:

@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from daskpad import _kernels as k
-from daskpad._graph import narrow_face
 from daskpad._normalize import _as_pairs
 from daskpad._programs import fill_program, needed_ranges, source_index
+from daskpad._statistics import narrow_face
 
 COPYING = ["edge", "reflect", "symmetric", "wrap"]
 

@@ -1,0 +1,211 @@
+"""maximum, mean, median and minimum: a statistic per pad side and face block, repeated.
+
+Each side's statistic is computed from the slab of ``stat_length`` elements at its edge
+(:func:`build_stat`). A short slab is read in one task per face block; a slab over many
+chunks through a partial per block combined per face block, or a tree where even the
+partials exceed the budget; a median needs whole lines, so its long slabs are read in
+narrow stripes (:func:`narrow_face`). Where maximum, mean or minimum read the whole input
+along several axes, each input block's partials for all of them are made in one task
+(:func:`share_partials`). The statistics are marked (:data:`STATISTIC`), so that a tiled
+store computes them first (:mod:`daskpad._settle`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, cast
+
+import dask.array as da
+import numpy as np
+from dask.array.utils import meta_from_array
+
+from . import _stat_kernels as sk
+from ._assemble import regrid
+from ._chunks import chunk_budget, face_nbytes, near_equal
+from ._dask import marked, query_planning
+from ._normalize import AxisPlan, PadPlan
+from ._sides import (
+    Frame,
+    SideChunks,
+    Sides,
+    blockwise_along,
+    blockwise_chunks,
+    face_block_nbytes,
+    per_pad_block,
+    with_axis,
+)
+
+
+def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Array:
+    """The statistic of ``x[start:stop]`` along ``axis``, length one there, in x's dtype.
+
+    A median needs whole lines, so a long slab is read in stripes across the face. Two
+    axes' medians read every block of the input in crossing stripes (columns, then rows),
+    which would keep the input in memory until both are done; so every long median after
+    the first reads the input again, from a fresh copy, when the input is larger than
+    ``COPY_ABOVE`` budgets."""
+    copy = False
+    if stat == "median" and _long_slab(x, axis, start, stop):
+        nbytes = int(np.prod(x.x.shape, dtype=np.int64)) * x.dtype.itemsize
+        copy = x.copies > 0 and nbytes > COPY_ABOVE * chunk_budget()
+        x.copies += 1
+    fn = functools.partial(_slab_statistic, axis=axis, stat=stat)
+    on_input = None
+    shared = x.shared_partials.get(stat)
+    if shared is not None and axis in shared[1] and (start, stop) == (0, x.x.shape[axis]):
+        on_input = functools.partial(_slab_statistic, axis=axis, stat=stat, shared=shared)
+    return x.map_slab(axis, start, stop, fn, copy=copy, on_input=on_input)
+
+
+def share_partials(x: Frame, plan: PadPlan) -> None:
+    """Where maximum, mean or minimum reads the whole input along two axes or more (the
+    default ``stat_length``), each input block's partials along all of them are computed
+    in one task, instead of one task per axis (classic graphs; each combining task then
+    picks its axis's share: see :func:`_slab_statistic`)."""
+    stat = plan.mode.stat if plan.mode is not None else None
+    if stat not in ("amax", "amin", "mean") or query_planning():
+        return
+
+    def whole(ap: AxisPlan) -> bool:
+        """Every padded side of the axis reads the whole axis, in more than two chunks
+        (fewer are read in one task per face block: :func:`_slab_statistic`)."""
+        if not ap.padded or ap.stat_length is None or len(x.x.chunks[ap.axis]) <= 2:
+            return False
+        sides = [s for s, w in zip(ap.stat_length, (ap.before, ap.after)) if w]
+        return all(s == ap.length for s in sides)
+
+    axes = tuple(ap.axis for ap in plan.axes if whole(ap))
+    if len(axes) < 2:
+        return
+    acc = sk.mean_accumulator(x.dtype) if stat == "mean" else x.dtype
+    ind = tuple(range(x.ndim))
+    both = da.blockwise(
+        sk.partials_along,
+        ind,
+        x.x,
+        ind,
+        dtype=object,
+        meta=np.empty((0,) * x.ndim, dtype=object),
+        stat=stat,
+        axes=axes,
+        acc=acc,
+    )
+    x.shared_partials[stat] = (both, axes)
+
+
+COPY_ABOVE = 4  # budgets: a median reading crossing stripes of a larger input reads a copy
+
+
+def _long_slab(x: Frame, axis: int, start: int, stop: int) -> bool:
+    """Whether ``[start:stop]`` along ``axis`` spans more than two of x's input chunks."""
+    bounds = np.cumsum((0, *x.x.chunks[axis]))
+    first = int(np.searchsorted(bounds, start, side="right"))
+    last = int(np.searchsorted(bounds, stop, side="left"))
+    return last - first + 1 > 2
+
+
+def _slab_statistic(
+    slab: da.Array, axis: int, stat: str, shared: tuple[da.Array, tuple[int, ...]] | None = None
+) -> da.Array:
+    length = slab.shape[axis]
+    fits = face_block_nbytes(slab, axis, length) <= chunk_budget()
+    if shared is None and fits and (stat == "median" or len(slab.chunks[axis]) <= 2):
+        # an edge slab: numpy's own function on the slab of each face block, in one task.
+        # (A slab over many chunks goes through per-block partials instead even when it
+        # would fit: one task reading a whole row of blocks makes the scheduler hold them
+        # all, so padding a large array would hold most of it in memory.)
+        return blockwise_along(sk.stat_block, slab, axis, 1, [slab], dict(stat=stat, axis=axis))
+    meta = meta_from_array(slab._meta, ndim=slab.ndim)
+    if stat == "median":
+        # median needs whole lines: cut the face blocks narrower (never joining two) until
+        # one narrow slab fits the budget, take the median of each, and join the results
+        narrow = regrid(slab, narrow_face(slab, axis))
+        median = blockwise_along(
+            sk.stat_block, narrow, axis, 1, [narrow], dict(stat=stat, axis=axis)
+        )
+        return regrid(median, with_axis(slab, axis, (1,)))
+    # maximum, minimum, mean: one partial per block, then one combining task per face block
+    # (a dask tree reduction when even the partials of one face block exceed the budget)
+    acc = sk.mean_accumulator(slab.dtype) if stat == "mean" else slab.dtype
+    ind = tuple(range(slab.ndim))
+    finish = dict(stat=stat, axis=axis, count=length, out_dtype=slab.dtype)
+    parts_fit = face_nbytes(slab.chunks, axis, acc.itemsize) * len(slab.chunks[axis])
+    if shared is not None:  # this axis's share of the partials computed with the others'
+        both, axes = shared
+        which = axes.index(axis)
+        if parts_fit <= chunk_budget():
+            # each combining task picks its share of the blocks' partials itself
+            finish = {**finish, "pick": which}
+            return blockwise_along(sk.combine_statistic, slab, axis, 1, [both], finish)
+        kernel: Callable[..., Any] = sk.pick
+        source, extra = both, dict[str, Any](which=which)
+    else:
+        kernel, source, extra = sk.partial_statistic, slab, dict(stat=stat, axis=axis, acc=acc)
+    partial = da.blockwise(
+        kernel,
+        ind,
+        source,
+        ind,
+        adjust_chunks={axis: 1},
+        dtype=acc,
+        meta=np.empty((0,) * slab.ndim, dtype=acc),
+        **extra,
+    )
+    if shared is None and parts_fit <= chunk_budget():
+        return blockwise_along(sk.combine_statistic, slab, axis, 1, [partial], finish)
+    reduce = {"amax": da.max, "amin": da.min, "mean": da.sum}[stat]
+    total = reduce(partial, axis=axis, keepdims=True)
+    return cast(
+        "da.Array",
+        da.map_blocks(sk.combine_statistic, total, meta=meta, dtype=slab.dtype, **finish),
+    )
+
+
+def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
+    """``x``'s chunks with the face blocks (the axes other than ``axis``) cut narrower, each
+    into near-equal parts, until a face block times the length along ``axis`` fits the
+    budget (or is one line): the widest face axis is cut first. Blocks are only ever cut,
+    so each new block lies in one old one.
+    """
+    line = max(x.shape[axis], 1) * max(x.dtype.itemsize, 1)
+    most = max(chunk_budget() // line, 1)  # face elements one narrow slab may hold
+    face = [i for i in range(x.ndim) if i != axis]
+    size = {i: max(x.chunks[i], default=1) or 1 for i in face}
+    while face and int(np.prod([size[i] for i in face], dtype=np.int64)) > most:
+        widest = max(face, key=lambda i: (size[i], i))
+        others = int(np.prod([size[i] for i in face if i != widest], dtype=np.int64))
+        # as wide as fits next to the others, or half as wide when even that is too much
+        size[widest] = max(most // others, 1) if others <= most else -(-size[widest] // 2)
+
+    return tuple(
+        c if i == axis else tuple(p for b in c for p in near_equal(b, size[i]))
+        for i, c in enumerate(x.chunks)
+    )
+
+
+#: the mark (daskpad._dask.marked) of the statistics a pad side repeats
+STATISTIC = "statistic"
+
+
+def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
+    """maximum, mean, median, minimum: one statistic per side and face block, repeated."""
+    assert plan.mode is not None and plan.mode.stat is not None and ap.stat_length
+    axis, n = ap.axis, ap.length
+    stat = plan.mode.stat
+    length_before, length_after = ap.stat_length
+    before = _statistic(x, axis, 0, length_before, stat) if ap.before else None
+    after: da.Array | None
+    if length_before == length_after == n and before is not None:
+        after = before  # both sides read the whole axis
+    else:
+        after = _statistic(x, axis, n - length_after, n, stat) if ap.after else None
+    # marked, so that a tiled store finds them and computes them first (daskpad._settle)
+    stats = [marked(s, STATISTIC) if s is not None else None for s in (before, after)]
+
+    def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
+        stat_ = stats[side]
+        assert stat_ is not None
+        return blockwise_chunks(sk.repeat_block, x, axis, chunks, 0, [stat_], dict(axis=axis))
+
+    return per_pad_block(ap, sides, make)
