@@ -1,14 +1,18 @@
-"""The ``daskpad`` command's parser: its subcommands, their options and help, and the
-types that check option values (the commands themselves are in :mod:`daskpad.cli`)."""
+"""The ``daskpad`` command's parser: its subcommands, their options and help, the types
+that check option values, and the parsing of the values that need more than a type (widths,
+numbers or pairs, chunks, storage options, memory sizes) into what the commands use (the
+commands themselves are in :mod:`daskpad.cli`)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
-from typing import NoReturn
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NoReturn
 
+from ._cli_io import CliError
 from ._coords import COORDS_POLICIES
 from ._modes import MODES
+from ._stores import storage_options
 
 # --option -> the keyword argument of numpy.pad / pad2 it sets.
 MODE_OPTIONS = {
@@ -227,3 +231,120 @@ def parser(commands: Mapping[str, Callable[[argparse.Namespace], int]]) -> argpa
     )
     demo.set_defaults(run=commands["demo"])
     return parser
+
+
+# --------------------------------------------------------------------------------------
+# Parsing option values
+# --------------------------------------------------------------------------------------
+def parse_width(text: str) -> tuple[str, tuple[int, int]]:
+    """``"lat=2"`` -> ``("lat", (2, 2))``; ``"lon=3:5"`` -> ``("lon", (3, 5))``.
+
+    >>> parse_width("lon=3:5")
+    ('lon', (3, 5))
+    >>> parse_width("lat=2")
+    ('lat', (2, 2))
+    """
+    dim, sep, value = text.partition("=")
+    parts = value.split(":")
+    ok = sep and dim and len(parts) in (1, 2) and all(p.strip().isdigit() for p in parts)
+    if not ok:
+        raise CliError(
+            f"--width {text!r} is malformed: expected DIM=WIDTH or DIM=BEFORE:AFTER with "
+            "non-negative integers, e.g. --width lat=2 --width lon=3:5"
+        )
+    before = int(parts[0])
+    after = int(parts[-1])
+    if max(before, after) >= 2**63:
+        raise CliError(
+            f"--width {text!r}: a width must be below 2**63 (no array dimension is longer); "
+            "widths whose padded array would exceed the block limit are refused too"
+        )
+    return dim.strip(), (before, after)
+
+
+def parse_widths(texts: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """All ``--width`` options -> ``{dim: (before, after)}``; a dimension may appear once."""
+    widths: dict[str, tuple[int, int]] = {}
+    for text in texts:
+        dim, pair = parse_width(text)
+        if dim in widths:
+            raise CliError(f"--width names dimension {dim!r} twice; give each dimension once")
+        widths[dim] = pair
+    return widths
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def parse_value(text: str, flag: str, *, integer: bool = False) -> Any:
+    """``"V"`` or ``"BEFORE:AFTER"`` -> a number or a pair (ints for ``integer``).
+
+    >>> parse_value("0:-1.5", "--end-value")
+    (0, -1.5)
+    >>> parse_value("nan", "--constant-value")
+    nan
+    """
+    parts = text.split(":")
+    what = "non-negative integers" if integer else "numbers"
+    try:
+        if len(parts) not in (1, 2):
+            raise ValueError
+        values = [int(p) if integer else _number(p) for p in parts]
+        if integer and any(v < 0 for v in values):
+            raise ValueError
+    except ValueError:
+        raise CliError(
+            f"{flag} {text!r} is malformed: expected a value or BEFORE:AFTER, as {what} "
+            f"(write {flag}=-1:2 when the value starts with a minus sign)"
+        ) from None
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def parse_chunks(texts: Iterable[str]) -> tuple[str, dict[str, int]]:
+    """``--chunks``: the policy that makes the padded chunks regular for zarr
+    (``regular``, the default, or ``even``) and chunk sizes to read SRC with
+    (``lat=45,lon=90``)."""
+    policy, sizes = "regular", {}
+    for text in texts:
+        if text in ("regular", "even"):
+            policy = text
+            continue
+        for item in text.split(","):
+            dim, sep, value = item.partition("=")
+            if not (sep and dim.strip() and value.strip().isdigit() and int(value) > 0):
+                raise CliError(
+                    f"--chunks {text!r} is malformed: expected 'regular', 'even' or "
+                    "DIM=SIZE[,DIM=SIZE] with positive integer sizes, e.g. --chunks lat=45,lon=90"
+                )
+            sizes[dim.strip()] = int(value)
+    return policy, sizes
+
+
+def parse_storage_options(texts: Iterable[str]) -> dict[str, Any]:
+    """The ``--storage-option KEY=VALUE`` options, nested at the dots in KEY.
+
+    >>> parse_storage_options(["endpoint_url=http://127.0.0.1:5555", "anon=false"])
+    {'endpoint_url': 'http://127.0.0.1:5555', 'anon': False}
+    """
+    try:
+        return storage_options(texts)
+    except ValueError as e:
+        raise CliError(f"--storage-option: {e}") from None
+
+
+def parse_memory(text: str) -> int:
+    """``--memory SIZE``: bytes, as ``2GB``, ``512MiB`` or ``1e9``.
+
+    >>> parse_memory("512MiB")
+    536870912
+    """
+    from ._tiling import memory_budget
+
+    try:
+        return memory_budget(text)
+    except ValueError:
+        raise CliError(f"--memory expects a size such as 2GB or 512MiB, got {text!r}") from None

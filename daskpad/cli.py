@@ -25,7 +25,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._cli_args import MODE_OPTIONS, parser
+from ._cli_args import (
+    MODE_OPTIONS,
+    parse_chunks,
+    parse_memory,
+    parse_storage_options,
+    parse_value,
+    parse_widths,
+    parser,
+)
 from ._cli_io import (
     ARRAY_VARIABLE,
     CliError,
@@ -42,11 +50,6 @@ from ._cli_io import (
     leftovers,
     locate_or_explain,
     open_source,
-    parse_chunks,
-    parse_memory,
-    parse_storage_options,
-    parse_value,
-    parse_widths,
     prepare_for_zarr,
     remove_quietly,
     select_variables,
