@@ -30,15 +30,20 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _own_storage_option(group: argparse._ActionsContainer, which: str) -> None:
+    """``--src-storage-option`` or ``--dst-storage-option``: SRC's or DST's alone."""
+    group.add_argument(
+        f"--{which.lower()}-storage-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help=f"an option for {which}'s filesystem only (over --storage-option)",
+    )
+
+
 def _output_options(pad: argparse.ArgumentParser) -> None:
     """``daskpad pad``'s options for writing DST and where to compute."""
     out = pad.add_argument_group("output and execution")
-    out.add_argument(
-        "--dst-storage-option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="an option for DST's filesystem only (over --storage-option)",
-    )
+    _own_storage_option(out, "DST")
     out.add_argument(
         "--overwrite",
         action="store_true",
@@ -105,12 +110,7 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
         "client_kwargs.region_name=eu-west-1; credentials also come from the usual "
         "environment variables (AWS_ACCESS_KEY_ID, ...)",
     )
-    parser.add_argument(
-        "--src-storage-option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="an option for SRC's filesystem only (over --storage-option)",
-    )
+    _own_storage_option(parser, "SRC")
     g = parser.add_argument_group("padding")
     g.add_argument(
         "--width",

@@ -20,21 +20,13 @@ import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
 
+from . import _sides
 from . import _stat_kernels as sk
 from ._assemble import regrid
 from ._chunks import chunk_budget, face_nbytes, near_equal
 from ._dask import marked, query_planning
 from ._normalize import AxisPlan, PadPlan
-from ._sides import (
-    Frame,
-    SideChunks,
-    Sides,
-    blockwise_along,
-    blockwise_chunks,
-    face_block_nbytes,
-    per_pad_block,
-    with_axis,
-)
+from ._sides import Frame, SideChunks, Sides
 
 
 def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Array:
@@ -109,22 +101,24 @@ def _slab_statistic(
     slab: da.Array, axis: int, stat: str, shared: tuple[da.Array, tuple[int, ...]] | None = None
 ) -> da.Array:
     length = slab.shape[axis]
-    fits = face_block_nbytes(slab, axis, length) <= chunk_budget()
+    fits = _sides.face_block_nbytes(slab, axis, length) <= chunk_budget()
     if shared is None and fits and (stat == "median" or len(slab.chunks[axis]) <= 2):
         # an edge slab: numpy's own function on the slab of each face block, in one task.
         # (A slab over many chunks goes through per-block partials instead even when it
         # would fit: one task reading a whole row of blocks makes the scheduler hold them
         # all, so padding a large array would hold most of it in memory.)
-        return blockwise_along(sk.stat_block, slab, axis, 1, [slab], dict(stat=stat, axis=axis))
+        return _sides.blockwise_along(
+            sk.stat_block, slab, axis, 1, [slab], dict(stat=stat, axis=axis)
+        )
     meta = meta_from_array(slab._meta, ndim=slab.ndim)
     if stat == "median":
         # median needs whole lines: cut the face blocks narrower (never joining two) until
         # one narrow slab fits the budget, take the median of each, and join the results
         narrow = regrid(slab, narrow_face(slab, axis))
-        median = blockwise_along(
+        median = _sides.blockwise_along(
             sk.stat_block, narrow, axis, 1, [narrow], dict(stat=stat, axis=axis)
         )
-        return regrid(median, with_axis(slab, axis, (1,)))
+        return regrid(median, _sides.with_axis(slab, axis, (1,)))
     # maximum, minimum, mean: one partial per block, then one combining task per face block
     # (a dask tree reduction when even the partials of one face block exceed the budget)
     acc = sk.mean_accumulator(slab.dtype) if stat == "mean" else slab.dtype
@@ -137,7 +131,7 @@ def _slab_statistic(
         if parts_fit <= chunk_budget():
             # each combining task picks its share of the blocks' partials itself
             finish = {**finish, "pick": which}
-            return blockwise_along(sk.combine_statistic, slab, axis, 1, [both], finish)
+            return _sides.blockwise_along(sk.combine_statistic, slab, axis, 1, [both], finish)
         kernel: Callable[..., Any] = sk.pick
         source, extra = both, dict[str, Any](which=which)
     else:
@@ -153,7 +147,7 @@ def _slab_statistic(
         **extra,
     )
     if shared is None and parts_fit <= chunk_budget():
-        return blockwise_along(sk.combine_statistic, slab, axis, 1, [partial], finish)
+        return _sides.blockwise_along(sk.combine_statistic, slab, axis, 1, [partial], finish)
     reduce = {"amax": da.max, "amin": da.min, "mean": da.sum}[stat]
     total = reduce(partial, axis=axis, keepdims=True)
     return cast(
@@ -206,6 +200,8 @@ def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         stat_ = stats[side]
         assert stat_ is not None
-        return blockwise_chunks(sk.repeat_block, x, axis, chunks, 0, [stat_], dict(axis=axis))
+        return _sides.blockwise_chunks(
+            sk.repeat_block, x, axis, chunks, 0, [stat_], dict(axis=axis)
+        )
 
-    return per_pad_block(ap, sides, make)
+    return _sides.per_pad_block(ap, sides, make)
