@@ -313,9 +313,9 @@ class Grid:
             return picked_array(
                 f"pad-{token}",
                 grid_chunks,
-                lambda index: self._source(padded, index),
-                self._dependencies(),
-                self.meta,
+                source=lambda index: self._source(padded, index),
+                dependencies=self._dependencies(),
+                meta=self.meta,
             )
         return _regrid_array(
             f"pad-{token}",

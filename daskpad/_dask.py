@@ -20,6 +20,8 @@ import numpy as np
 from dask.array.utils import meta_from_array
 
 Chunks = tuple[tuple[int, ...], ...]
+#: Where a block comes from: the key of the block a picked array's block ``index`` is.
+KeyOf = Callable[[tuple[int, ...]], Hashable]
 
 
 def query_planning() -> bool:
@@ -143,7 +145,8 @@ def lazy_array(
 def picked_array(
     name: str,
     chunks: Chunks,
-    source: Callable[[tuple[int, ...]], Hashable],
+    *,
+    source: KeyOf,
     dependencies: Sequence[da.Array],
     meta: Any,
 ) -> da.Array:

@@ -38,18 +38,12 @@ def _call_on_lines(
             vector[...] = returned
 
 
-def apply_function(
-    block: Any,
-    *,
-    function: Callable[..., Any],
-    axis: int,
-    iaxis_pad_width: tuple[int, int],
-    kwargs: Mapping[str, Any],
-) -> Any:
-    """Call the function on every line of ``block`` along ``axis`` (whole lines, already
-    zero-padded), as numpy.pad does."""
+def apply_function(block: Any, **call: Any) -> Any:
+    """Call the function on every line of ``block`` (whole lines, already zero-padded), as
+    numpy.pad does; ``call`` names the function, the axis, ``iaxis_pad_width`` and
+    ``kwargs``, as :func:`_call_on_lines` takes them."""
     out = block.copy()
-    _call_on_lines(out, function, axis, iaxis_pad_width, kwargs)
+    _call_on_lines(out, **call)
     return out
 
 

@@ -58,7 +58,9 @@ def test_lazy_array_makes_tasks_only_when_the_graph_is_read():
 def test_picked_array_picks_blocks_and_fuses_into_its_consumer():
     x = da.arange(12, chunks=3) * 10  # a blockwise layer: it must not be fused into y
     order = (3, 0, 2, 1, 1, 2, 0, 3)  # every block of x picked twice
-    y = _dask.picked_array("picked-a", ((3,) * 8,), lambda i: (x.name, order[i[0]]), [x], x)
+    y = _dask.picked_array(
+        "picked-a", ((3,) * 8,), source=lambda i: (x.name, order[i[0]]), dependencies=[x], meta=x
+    )
     blocks = np.arange(12).reshape(4, 3) * 10
     np.testing.assert_array_equal(y.compute(), np.concatenate([blocks[i] for i in order]))
     np.testing.assert_array_equal(y[4:8].compute(), blocks[[0, 2]].ravel()[1:5])
