@@ -30,9 +30,10 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _own_storage_option(group: argparse._ActionsContainer, which: str) -> None:
-    """``--src-storage-option`` or ``--dst-storage-option``: SRC's or DST's alone."""
-    group.add_argument(
+def _own_storage_option(add_argument: Callable[..., Any], which: str) -> None:
+    """``--src-storage-option`` or ``--dst-storage-option`` (SRC's or DST's alone), added
+    with a parser's or an argument group's ``add_argument``."""
+    add_argument(
         f"--{which.lower()}-storage-option",
         action="append",
         metavar="KEY=VALUE",
@@ -43,7 +44,7 @@ def _own_storage_option(group: argparse._ActionsContainer, which: str) -> None:
 def _output_options(pad: argparse.ArgumentParser) -> None:
     """``daskpad pad``'s options for writing DST and where to compute."""
     out = pad.add_argument_group("output and execution")
-    _own_storage_option(out, "DST")
+    _own_storage_option(out.add_argument, "DST")
     out.add_argument(
         "--overwrite",
         action="store_true",
@@ -110,7 +111,7 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
         "client_kwargs.region_name=eu-west-1; credentials also come from the usual "
         "environment variables (AWS_ACCESS_KEY_ID, ...)",
     )
-    _own_storage_option(parser, "SRC")
+    _own_storage_option(parser.add_argument, "SRC")
     g = parser.add_argument_group("padding")
     g.add_argument(
         "--width",
