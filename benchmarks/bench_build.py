@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import math
+import pickle
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +21,7 @@ import dask.array as da
 import numpy as np
 
 from .bench_correctness import mode_verdict, verdict
-from .common import LIBS, QUICK, _progress, skip
+from .common import DASK, LIBS, QUICK, _progress, _ratio, skip
 
 BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measurements
 BUILD_WIDTH = 3
@@ -73,6 +74,32 @@ def _build_cell(fn, side: int, mode: str, kwargs: dict, materialise: bool, optim
     return t_call, t_mat, n_tasks, t_opt
 
 
+def _pad_layers_cell(fn, side: int, mode: str, kwargs: dict) -> tuple[float, float] | None:
+    """(seconds, pickled MB) of the pad's own layers, net of the input's: the call, the
+    layers materialised and converted to dask's task nodes (what a scheduler runs), and
+    the size of those layers pickled as a client ships them. None where the graph has no
+    layers (query planning)."""
+    from dask._task_spec import convert_legacy_graph
+
+    x = _build_input(side)
+    graph = x.__dask_graph__()
+    if not hasattr(graph, "layers"):
+        return None
+    dict(graph)  # the input's layer materialised (and kept on the layer) first
+    t0 = time.perf_counter()
+    y = fn(x, BUILD_WIDTH, mode, **kwargs)
+    new = [v for n, v in y.__dask_graph__().layers.items() if n not in graph.layers]
+    tasks: dict = {}
+    for layer in new:
+        tasks.update(layer)
+    convert_legacy_graph(tasks)
+    t = time.perf_counter() - t0
+    mb = len(pickle.dumps(new, protocol=pickle.HIGHEST_PROTOCOL)) / 1e6
+    del x, y, graph, new, tasks
+    gc.collect()
+    return t, mb
+
+
 def _build_sides(cfg) -> list[int]:
     """Sides of the grid of 4 x 4 chunks: 10^4, 10^5 and 10^6 chunks (``--quick``: 10^2,
     about 10^3)."""
@@ -102,7 +129,7 @@ def section_build(cfg) -> list[dict]:
             for lib, fn in LIBS.items():
                 cells = dict.fromkeys(
                     ["call s", "materialise s", "build s", "build net s", "opt+mat s"]
-                    + ["tasks", "tasks raw"]
+                    + ["tasks", "tasks raw", "pad layers s", "pad layers MB"]
                 )
                 try:
                     if verdict(lib, mode) == "unsupported":
@@ -121,7 +148,14 @@ def section_build(cfg) -> list[dict]:
                         cells["build net s"] = t_call + t_mat - t_input
                         cells["tasks"] = n_tasks - n_input
                         cells["tasks raw"] = n_tasks
+                    if materialise and mode_verdict(lib, mode) != "unsupported":
+                        layers = _pad_layers_cell(fn, side, mode, kwargs)
+                        if layers is not None:
+                            cells["pad layers s"], cells["pad layers MB"] = layers
                 row.update({f"{lib} {k}": v for k, v in cells.items()})
+            mine, theirs = row.get("daskpad pad layers s"), row.get(f"{DASK} pad layers s")
+            if isinstance(mine, float) and isinstance(theirs, float):
+                row["pad layers ratio (daskpad/dask)"] = _ratio(mine, theirs)
             rows.append(row)
             _progress(cfg, "build", row)
     return rows

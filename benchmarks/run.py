@@ -29,7 +29,11 @@ build        graph build at 10^4..10^6 chunks (2-D, 4x4 chunks, pad 3), each lib
              "build s" their sum and "build net s" the same minus "input materialise s"
              (the bare input's own ``dict(x.__dask_graph__())``); "opt+mat s"
              ``dict(y.__dask_optimize__(graph, keys))``; "tasks" tasks added (the whole
-             graph minus "input tasks") and "tasks raw" the whole graph. Modes: reflect,
+             graph minus "input tasks") and "tasks raw" the whole graph; "pad layers s"
+             the call plus the pad's own layers materialised and converted to dask's task
+             nodes, from an input whose layer is materialised already (the pad's share of
+             what a scheduler builds), "pad layers MB" those layers pickled as a client
+             ships them, and their ratio daskpad / dask.array.pad. Modes: reflect,
              constant, mean stat_length=2, mean and median with stat_length=None (the whole
              axis; dask.array.pad has no median). "-" is not measured: "opt+mat s" from
              10^6 chunks (minutes; ``--full-build`` measures it), and everything but

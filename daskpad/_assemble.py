@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -281,6 +282,23 @@ class Grid:
             return (source.name, *key)
         return (self.x.name, *original)
 
+    def _sources(self, padded: Sequence[_Padded]) -> Callable[[tuple[int, ...]], Any]:
+        """:meth:`_source` of the grid made by ``padded``, with the blocks of the input (most
+        of them, materialised once per block) found by a shift of their index."""
+        shift = [0] * len(self.chunks)
+        for p in padded:
+            shift[p.axis] += p.nbefore
+        inner = [(p.axis, p.nbefore, p.nbefore + p.ninner) for p in padded]
+        name = self.x.name
+
+        def source(index: tuple[int, ...]) -> tuple[Any, ...]:
+            for axis, first, stop in inner:
+                if not first <= index[axis] < stop:
+                    return self._source(padded, index)
+            return (name, *map(operator.sub, index, shift))
+
+        return source
+
     def _dependencies(self) -> list[da.Array]:
         deps = [self.x]
         for p in self.padded:
@@ -313,7 +331,7 @@ class Grid:
             return picked_array(
                 f"pad-{token}",
                 grid_chunks,
-                source=lambda index: self._source(padded, index),
+                source=self._sources(padded),
                 dependencies=self._dependencies(),
                 meta=self.meta,
             )
@@ -321,7 +339,7 @@ class Grid:
             f"pad-{token}",
             grid_chunks,
             target,
-            lambda index: self._source(padded, index),
+            self._sources(padded),
             self._dependencies(),
             self.x,
         )

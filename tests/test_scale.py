@@ -283,3 +283,31 @@ def test_small_budget_statistics_still_match_numpy():
         np.testing.assert_allclose(
             daskpad.pad(x, 3, mode="mean").compute(), np.pad(data, 3, mode="mean"), rtol=1e-13
         )
+
+
+@classic_only
+def test_the_padded_layer_ships_as_aliases_smaller_than_dask_pads_layers():
+    # materialised (not fused into a consumer), the padded array's own layer is one dask
+    # Alias per block, made directly; pickled as a client ships it, the pad's layers are
+    # smaller than dask.array.pad's, which has twice the tasks
+    import pickle
+
+    from dask._task_spec import Alias
+
+    def shipped(x: da.Array, y: da.Array) -> int:
+        layers = [v for n, v in y.__dask_graph__().layers.items() if n not in x.dask.layers]
+        return len(pickle.dumps(layers, protocol=pickle.HIGHEST_PROTOCOL))
+
+    x = da.zeros((160, 160), chunks=4)  # 40 x 40 chunks; pad 3 is one block per side
+    y = daskpad.pad(x, 3, mode="reflect")
+    own = dict(y.__dask_graph__().layers[y.name])
+    assert len(own) == 42 * 42 and all(type(v) is Alias for v in own.values())
+    assert own[(y.name, 5, 7)].target == (x.name, 4, 6)
+    # a window culls the layer to the blocks it needs, still aliases
+    window = y[8:16, 0:8]
+    graph = window.__dask_graph__().cull(set(dask.core.flatten(window.__dask_keys__())))
+    (culled,) = [dict(v) for n, v in graph.layers.items() if n.startswith(y.name)]
+    assert len(culled) == 9 and all(type(v) is Alias for v in culled.values())
+    np.testing.assert_array_equal(window.compute(), np.pad(np.zeros((160, 160)), 3)[8:16, :8])
+    assert shipped(x, y) < shipped(x, da.pad(x, 3, mode="reflect"))
+    assert pickle.loads(pickle.dumps(y.__dask_graph__().layers[y.name])).keys() == own.keys()
