@@ -24,7 +24,7 @@ from . import _sides
 from . import _stat_kernels as sk
 from ._assemble import regrid
 from ._chunks import chunk_budget, face_nbytes, near_equal
-from ._dask import marked, query_planning
+from ._dask import marked
 from ._normalize import AxisPlan, PadPlan
 from ._sides import Frame, SideChunks, Sides
 
@@ -53,10 +53,11 @@ def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Arra
 def share_partials(x: Frame, plan: PadPlan) -> None:
     """Where maximum, mean or minimum reads the whole input along two axes or more (the
     default ``stat_length``), each input block's partials along all of them are computed
-    in one task, instead of one task per axis (classic graphs; each combining task then
-    picks its axis's share: see :func:`_slab_statistic`)."""
+    in one task, instead of one task per axis, so every block is read once for all of
+    them, in both of dask's graph modes (each combining task then picks its axis's share:
+    see :func:`_slab_statistic`)."""
     stat = plan.mode.stat if plan.mode is not None else None
-    if stat not in ("amax", "amin", "mean") or query_planning():
+    if stat not in ("amax", "amin", "mean"):
         return
 
     def whole(ap: AxisPlan) -> bool:
