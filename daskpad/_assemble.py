@@ -33,6 +33,7 @@ from dask.base import tokenize
 
 from . import _kernels as k
 from ._dask import (
+    Shifted,
     SparseLazyLayer,
     chunk_index,
     copy_of,
@@ -305,6 +306,14 @@ class Grid:
 
         return source
 
+    def _interior(self, padded: Sequence[_Padded]) -> Shifted:
+        """Where the grid made by ``padded`` holds the input's blocks as they are."""
+        first = [0] * len(self.chunks)
+        for p in padded:
+            first[p.axis] += p.nbefore
+        stop = [f + n for f, n in zip(first, self.x.numblocks)]
+        return Shifted(self.x.name, tuple(first), tuple(stop))
+
     def _dependencies(self) -> list[da.Array]:
         deps = [self.x]
         for p in self.padded:
@@ -340,6 +349,7 @@ class Grid:
                 source=self._sources(padded),
                 dependencies=self._dependencies(),
                 meta=self.meta,
+                shifted=self._interior(padded),
             )
         return _regrid_array(
             f"pad-{token}",

@@ -14,7 +14,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+import operator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import dask.array as da
@@ -144,6 +146,45 @@ def lazy_array(
     return da.Array(graph, name, chunks, meta=meta)
 
 
+@dataclass(frozen=True)
+class Shifted:
+    """Where a picked grid holds another array's blocks as they are: block ``i`` with
+    ``first[a] <= i[a] < stop[a]`` along every axis is block ``i - first`` of ``name``
+    (a padded array's interior)."""
+
+    name: str
+    first: tuple[int, ...]
+    stop: tuple[int, ...]
+
+    def aliases(self, name: str) -> Iterator[tuple[Hashable, Any]]:
+        """``(key, Alias)`` of every block of the grid ``name`` within the shifted part."""
+        from dask._task_spec import Alias
+
+        for b in itertools.product(*map(range, self.first, self.stop)):
+            key = (name, *b)
+            target = (self.name, *map(operator.sub, b, self.first))
+            yield key, Alias(key, target)  # type: ignore[arg-type]
+
+    def outside(self, grid: Sequence[int]) -> Iterator[tuple[int, ...]]:
+        """The blocks of ``grid`` outside the shifted part, each once (by the first axis
+        along which it is outside)."""
+        for a, n in enumerate(grid):
+            inside = map(range, self.first[:a], self.stop[:a])
+            out = [i for i in range(n) if not self.first[a] <= i < self.stop[a]]
+            yield from itertools.product(*inside, out, *map(range, grid[a + 1 :]))
+
+
+def shipped_aliases(name: str, shifted: Shifted, outside: dict[Hashable, Any]) -> Any:
+    """A picked layer as a scheduler gets it: its aliases, those of the shifted part made
+    here from ``shifted`` rather than shipped one by one."""
+    from dask.highlevelgraph import MaterializedLayer
+
+    dsk = dict(outside)
+    with _collector_paused():
+        dsk.update(shifted.aliases(name))
+    return MaterializedLayer(dsk)
+
+
 def picked_array(
     name: str,
     chunks: Chunks,
@@ -151,9 +192,11 @@ def picked_array(
     source: KeyOf,
     dependencies: Sequence[da.Array],
     meta: Any,
+    shifted: Shifted | None = None,
 ) -> da.Array:
     """A classic-graph array named ``name`` whose block ``index`` is the block under key
-    ``source(index)`` of one of ``dependencies``, picked as it is (never copied).
+    ``source(index)`` of one of ``dependencies``, picked as it is (never copied);
+    ``shifted``, where given, says which blocks ``source`` finds by a shift of their index.
 
     The layer is one of dask's ``Blockwise`` layers, so dask fuses a blockwise consumer
     (a reduction's first step, an elementwise operation) into it: each block of the
@@ -178,9 +221,15 @@ def picked_array(
             try:
                 return self._cached_dict["dsk"]  # type: ignore[no-any-return]
             except AttributeError:
+                whole = shifted is not None and not self.output_blocks
+                blocks: Iterable[tuple[int, ...]]
                 blocks = self.output_blocks or itertools.product(*map(range, grid))
                 dsk: dict[Hashable, Any] = {}
                 with _collector_paused():
+                    if whole:
+                        assert shifted is not None
+                        dsk.update(shifted.aliases(name))
+                        blocks = shifted.outside(grid)
                     for b in blocks:
                         key = (name, *b)
                         dsk[key] = Alias(key, source(b))  # type: ignore[arg-type]
@@ -196,8 +245,15 @@ def picked_array(
             return culled
 
         def __reduce__(self) -> tuple[Any, ...]:
-            # what picks the keys does not pickle; the aliases it makes do
-            return (MaterializedLayer, (dict(self),))
+            # what picks the keys does not pickle; the aliases it makes do, those of the
+            # shifted part (the interior) as the few numbers that make them
+            if shifted is None or self.output_blocks:
+                return (MaterializedLayer, (dict(self),))
+            outside = {}
+            for b in shifted.outside(grid):
+                key = (name, *b)
+                outside[key] = Alias(key, source(b))  # type: ignore[arg-type]
+            return (shipped_aliases, (name, shifted, outside))
 
     class _Picked(BlockwiseDep):
         """The picked key of each block: a reference for culling (``[index]``), a task
