@@ -148,7 +148,7 @@ def section_build(cfg) -> list[dict]:
                         cells["build net s"] = t_call + t_mat - t_input
                         cells["tasks"] = n_tasks - n_input
                         cells["tasks raw"] = n_tasks
-                    if materialise and mode_verdict(lib, mode) != "unsupported":
+                    if materialise:
                         layers = _pad_layers_cell(fn, side, mode, kwargs)
                         if layers is not None:
                             cells["pad layers s"], cells["pad layers MB"] = layers

@@ -21,7 +21,6 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -117,12 +116,16 @@ class Grid:
             return cast("da.Array", da.map_blocks(k.identity, x, meta=self.meta, dtype=x.dtype))
         return x
 
-    def _concatenated_over(self, x: da.Array) -> da.Array:
-        """The query-planning form of the grid, with ``x`` in place of the input."""
+    def _concatenated_over(
+        self, x: da.Array, pads: Callable[[da.Array], da.Array] = lambda a: a
+    ) -> da.Array:
+        """The query-planning form of the grid, with ``x`` in place of the input and
+        ``pads`` of each pad side in place of the side."""
         y = self._with_meta(x)
         for p in self.padded:
-            parts = [a for a in (p.before, y, p.after) if a is not None]
-            y = da.concatenate(parts, axis=p.axis)
+            parts = [pads(p.before) if p.before is not None else None, y]
+            parts.append(pads(p.after) if p.after is not None else None)
+            y = da.concatenate([a for a in parts if a is not None], axis=p.axis)
         return y
 
     # -- what builders see -------------------------------------------------------------
@@ -180,16 +183,13 @@ class Grid:
         """
         x = fresh_copy(self.x, self.copies) if copy else self.x
         index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
-        first = on_input or fn
-        if query_planning() and on_input is None:
+        if query_planning() and on_input is not None:
+            # the input's slab apart from the pads', joined like the grid
+            return self._concatenated_over(on_input(x[index]), lambda a: fn(a[index]))
+        if query_planning():
             grid = self._concatenated_over(x) if copy else self.concatenated
             return fn(grid[index])
-        if query_planning():  # the input's slab apart from the pads', joined like the grid
-            y = self._with_meta(first(x[index]))
-            for p in self.padded:
-                before, after = (None if a is None else fn(a[index]) for a in (p.before, p.after))
-                y = da.concatenate([a for a in (before, y, after) if a is not None], axis=p.axis)
-            return y
+        first = on_input or fn
         if not self.padded:
             return first(x[index])
         results = {self.x.name: first(x[index])}
@@ -292,17 +292,10 @@ class Grid:
     def _sources(self, padded: Sequence[_Padded]) -> Callable[[tuple[int, ...]], Any]:
         """:meth:`_source` of the grid made by ``padded``, with the blocks of the input (most
         of them, materialised once per block) found by a shift of their index."""
-        shift = [0] * len(self.chunks)
-        for p in padded:
-            shift[p.axis] += p.nbefore
-        inner = [(p.axis, p.nbefore, p.nbefore + p.ninner) for p in padded]
-        name = self.x.name
+        inside = self._interior(padded)
 
-        def source(index: tuple[int, ...]) -> tuple[Any, ...]:
-            for axis, first, stop in inner:
-                if not first <= index[axis] < stop:
-                    return self._source(padded, index)
-            return (name, *map(operator.sub, index, shift))
+        def source(index: tuple[int, ...]) -> Any:
+            return inside.key(index) if inside.holds(index) else self._source(padded, index)
 
         return source
 

@@ -156,14 +156,17 @@ class Shifted:
     first: tuple[int, ...]
     stop: tuple[int, ...]
 
+    def holds(self, index: tuple[int, ...]) -> bool:
+        """Whether block ``index`` of the grid is one of ``name``'s, as it is."""
+        return all(map(operator.le, self.first, index)) and all(map(operator.lt, index, self.stop))
+
+    def key(self, index: tuple[int, ...]) -> Hashable:
+        """The key of ``name``'s block at block ``index`` of the grid (one it holds)."""
+        return (self.name, *map(operator.sub, index, self.first))
+
     def aliases(self, name: str) -> Iterator[tuple[Hashable, Any]]:
         """``(key, Alias)`` of every block of the grid ``name`` within the shifted part."""
-        from dask._task_spec import Alias
-
-        for b in itertools.product(*map(range, self.first, self.stop)):
-            key = (name, *b)
-            target = (self.name, *map(operator.sub, b, self.first))
-            yield key, Alias(key, target)  # type: ignore[arg-type]
+        return aliases_of(name, itertools.product(*map(range, self.first, self.stop)), self.key)
 
     def outside(self, grid: Sequence[int]) -> Iterator[tuple[int, ...]]:
         """The blocks of ``grid`` outside the shifted part, each once (by the first axis
@@ -172,6 +175,18 @@ class Shifted:
             inside = map(range, self.first[:a], self.stop[:a])
             out = [i for i in range(n) if not self.first[a] <= i < self.stop[a]]
             yield from itertools.product(*inside, out, *map(range, grid[a + 1 :]))
+
+
+def aliases_of(
+    name: str, blocks: Iterable[tuple[int, ...]], source: KeyOf
+) -> Iterator[tuple[Hashable, Any]]:
+    """``(key, Alias)`` of each block of the grid ``name`` in ``blocks``: dask's alias of
+    the key ``source`` gives for it."""
+    from dask._task_spec import Alias
+
+    for b in blocks:
+        key = (name, *b)
+        yield key, Alias(key, source(b))  # type: ignore[arg-type]
 
 
 def shipped_aliases(name: str, shifted: Shifted, outside: dict[Hashable, Any]) -> Any:
@@ -204,7 +219,7 @@ def picked_array(
     costs the consumer's tasks an alias each, and dask's linear fusion of those chains
     (a small graph ordered inside every fused task) was about a tenth of the time of a
     wide pad summed."""
-    from dask._task_spec import Alias, Task, TaskRef
+    from dask._task_spec import Task, TaskRef
     from dask.blockwise import Blockwise, BlockwiseDep, blockwise_token
     from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 
@@ -221,23 +236,16 @@ def picked_array(
             try:
                 return self._cached_dict["dsk"]  # type: ignore[no-any-return]
             except AttributeError:
-                whole = shifted is not None and not self.output_blocks
                 blocks: Iterable[tuple[int, ...]]
                 blocks = self.output_blocks or itertools.product(*map(range, grid))
                 dsk: dict[Hashable, Any] = {}
                 with _collector_paused():
-                    if whole:
-                        assert shifted is not None
+                    if shifted is not None and not self.output_blocks:
                         dsk.update(shifted.aliases(name))
                         blocks = shifted.outside(grid)
-                    for b in blocks:
-                        key = (name, *b)
-                        dsk[key] = Alias(key, source(b))  # type: ignore[arg-type]
+                    dsk.update(aliases_of(name, blocks, source))
                 self._cached_dict = {"dsk": dsk}
                 return dsk
-
-        def __getitem__(self, key: Hashable) -> Any:
-            return self._dict[key]
 
         def _cull(self, output_blocks: set[tuple[int, ...]]) -> Blockwise:
             culled: Blockwise = super()._cull(output_blocks)  # type: ignore[no-untyped-call]
@@ -249,10 +257,7 @@ def picked_array(
             # shifted part (the interior) as the few numbers that make them
             if shifted is None or self.output_blocks:
                 return (MaterializedLayer, (dict(self),))
-            outside = {}
-            for b in shifted.outside(grid):
-                key = (name, *b)
-                outside[key] = Alias(key, source(b))  # type: ignore[arg-type]
+            outside = dict(aliases_of(name, shifted.outside(grid), source))
             return (shipped_aliases, (name, shifted, outside))
 
     class _Picked(BlockwiseDep):
