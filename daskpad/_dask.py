@@ -22,6 +22,7 @@ from typing import Any, cast
 import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
+from dask.blockwise import Blockwise, BlockwiseDep
 
 Chunks = tuple[tuple[int, ...], ...]
 #: Where a block comes from: the key of the block a picked array's block ``index`` is.
@@ -220,94 +221,130 @@ def picked_array(
     (a small graph ordered inside every fused task) was about a tenth of the time of a
     wide pad summed."""
     from dask._task_spec import Task, TaskRef
-    from dask.blockwise import Blockwise, BlockwiseDep, blockwise_token
-    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+    from dask.blockwise import blockwise_token
+    from dask.highlevelgraph import HighLevelGraph
 
-    grid = tuple(len(c) for c in chunks)
-
-    class _Layer(Blockwise):
-        """Fused, the layer is dask's Blockwise; materialised (a graph not fused, or
-        shipped to a scheduler), each block is dask's ``Alias`` of the picked key, made
-        directly (not a task built through dask's blockwise machinery, which takes ten
-        times as long per block and pickles four times as large)."""
-
-        @property
-        def _dict(self) -> dict[Hashable, Any]:
-            try:
-                return self._cached_dict["dsk"]  # type: ignore[no-any-return]
-            except AttributeError:
-                blocks: Iterable[tuple[int, ...]]
-                blocks = self.output_blocks or itertools.product(*map(range, grid))
-                dsk: dict[Hashable, Any] = {}
-                with _collector_paused():
-                    if shifted is not None and not self.output_blocks:
-                        dsk.update(shifted.aliases(name))
-                        blocks = shifted.outside(grid)
-                    dsk.update(aliases_of(name, blocks, source))
-                self._cached_dict = {"dsk": dsk}
-                return dsk
-
-        def _cull(self, output_blocks: set[tuple[int, ...]]) -> Blockwise:
-            culled: Blockwise = super()._cull(output_blocks)  # type: ignore[no-untyped-call]
-            culled.__class__ = _Layer  # dask's copy with fewer blocks, materialised as above
-            return culled
-
-        def __reduce__(self) -> tuple[Any, ...]:
-            # what picks the keys does not pickle; the aliases it makes do, those of the
-            # shifted part (the interior) as the few numbers that make them
-            if shifted is None or self.output_blocks:
-                return (MaterializedLayer, (dict(self),))
-            outside = dict(aliases_of(name, shifted.outside(grid), source))
-            return (shipped_aliases, (name, shifted, outside))
-
-    class _Picked(BlockwiseDep):
-        """The picked key of each block: a reference for culling (``[index]``), a task
-        reading it for the graph (``get``)."""
-
-        produces_tasks = False
-        numblocks = grid
-
-        @property
-        def produces_keys(self) -> bool:
-            return True
-
-        def __getitem__(self, index: tuple[int, ...]) -> Any:
-            return TaskRef(source(tuple(int(i) for i in index)))  # type: ignore[arg-type]
-
-        def get(self, index: tuple[int, ...], default: Any = None) -> Any:
-            return Task(None, picked_block, self[index])
-
-        def __dask_tokenize__(self) -> Any:
-            return ("daskpad-picked", name)
-
-    class _Unfused(BlockwiseDep):
-        """A contracted index of one block and no value: dask's blockwise fusion then
-        never pulls the layers this one reads into it (it would, as if they were read
-        block by block, which they are not)."""
-
-        produces_tasks = False
-        numblocks = (1,)
-
-        def __getitem__(self, index: tuple[int, ...]) -> None:
-            return None
-
-        def __dask_tokenize__(self) -> Any:
-            return ("daskpad-unfused", name)
-
+    pick = _Pick(name, tuple(len(c) for c in chunks), source, shifted)
     out = tuple(f"{name}-{i}" for i in range(len(chunks)))
-    layer = _Layer(
+    layer = _PickedLayer(
         name,
         out,
         Task(name, picked_block, TaskRef(blockwise_token(0)), TaskRef(blockwise_token(1))),
-        [(_Picked(), out), (_Unfused(), (f"{name}-unfused",))],
+        [(_Picked(pick), out), (_Unfused(name), (f"{name}-unfused",))],
         numblocks={},
     )
+    layer.pick = pick
     graph = HighLevelGraph.from_collections(
         name,
         layer,
         dependencies=list(dependencies),  # type: ignore[arg-type]
     )
     return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
+
+
+# (The classes of a picked array's layer are module-level, their data on instances: dask
+# caches the classes it tokenizes, and a class made per call would keep its array's graph,
+# and the files the graph reads, alive to the interpreter's exit.)
+
+
+@dataclass(frozen=True)
+class _Pick:
+    """What :func:`picked_array` picks: the layer's name and block grid, the key of each
+    block, and which blocks a shift finds."""
+
+    name: str
+    grid: tuple[int, ...]
+    source: KeyOf
+    shifted: Shifted | None
+
+
+class _PickedLayer(Blockwise):
+    """Fused, the layer is dask's Blockwise; materialised (a graph not fused, or shipped
+    to a scheduler), each block is dask's ``Alias`` of the picked key, made directly (not a
+    task built through dask's blockwise machinery, which takes ten times as long per block
+    and pickles four times as large)."""
+
+    pick: _Pick
+
+    @property
+    def _dict(self) -> dict[Hashable, Any]:
+        try:
+            return self._cached_dict["dsk"]  # type: ignore[no-any-return]
+        except AttributeError:
+            p = self.pick
+            blocks: Iterable[tuple[int, ...]]
+            blocks = self.output_blocks or itertools.product(*map(range, p.grid))
+            dsk: dict[Hashable, Any] = {}
+            with _collector_paused():
+                if p.shifted is not None and not self.output_blocks:
+                    dsk.update(p.shifted.aliases(p.name))
+                    blocks = p.shifted.outside(p.grid)
+                dsk.update(aliases_of(p.name, blocks, p.source))
+            self._cached_dict = {"dsk": dsk}
+            return dsk
+
+    def _cull(self, output_blocks: set[tuple[int, ...]]) -> Blockwise:
+        culled: Blockwise = super()._cull(output_blocks)  # type: ignore[no-untyped-call]
+        culled.__class__ = _PickedLayer  # dask's copy with fewer blocks, materialised as above
+        cast("_PickedLayer", culled).pick = self.pick
+        return culled
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # what picks the keys does not pickle; the aliases it makes do, those of the
+        # shifted part (the interior) as the few numbers that make them
+        from dask.highlevelgraph import MaterializedLayer
+
+        p = self.pick
+        if p.shifted is None or self.output_blocks:
+            return (MaterializedLayer, (dict(self),))
+        outside = dict(aliases_of(p.name, p.shifted.outside(p.grid), p.source))
+        return (shipped_aliases, (p.name, p.shifted, outside))
+
+
+class _Picked(BlockwiseDep):
+    """The picked key of each block: a reference for culling (``[index]``), a task
+    reading it for the graph (``get``)."""
+
+    produces_tasks = False
+
+    def __init__(self, pick: _Pick):
+        self.pick = pick
+        self.numblocks = pick.grid
+
+    @property
+    def produces_keys(self) -> bool:
+        return True
+
+    def __getitem__(self, index: tuple[int, ...]) -> Any:
+        from dask._task_spec import TaskRef
+
+        return TaskRef(self.pick.source(tuple(int(i) for i in index)))  # type: ignore[arg-type]
+
+    def get(self, index: tuple[int, ...], default: Any = None) -> Any:
+        from dask._task_spec import Task
+
+        return Task(None, picked_block, self[index])
+
+    def __dask_tokenize__(self) -> Any:
+        return ("daskpad-picked", self.pick.name)
+
+
+class _Unfused(BlockwiseDep):
+    """A contracted index of one block and no value: dask's blockwise fusion then never
+    pulls the layers a picked layer reads into it (it would, as if they were read block by
+    block, which they are not)."""
+
+    produces_tasks = False
+    numblocks = (1,)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __getitem__(self, index: tuple[int, ...]) -> None:
+        return None
+
+    def __dask_tokenize__(self) -> Any:
+        return ("daskpad-unfused", self.name)
 
 
 @contextlib.contextmanager
