@@ -328,29 +328,37 @@ class Grid:
     # -- the result ----------------------------------------------------------------------
 
     def assemble(self, target: Chunks | None) -> da.Array:
-        """The padded array, in the grid's own chunks or in ``target`` chunks."""
+        """The padded array, in the grid's own chunks or in ``target`` chunks (then
+        remembering the array in the grid's own, :func:`own_grid`)."""
         if query_planning():
             y = self.concatenated
-            return y if target is None or target == y.chunks else y.rechunk(target)
+            if target is None or target == y.chunks:
+                return y
+            return _remembering(y.rechunk(target), lambda: y)
         padded = tuple(self.padded)
         grid_chunks = tuple(self.chunks)
         token = tokenize(self.x.name, [_names(p) for p in padded], target)
         if target is None or target == grid_chunks:
-            return picked_array(
-                f"pad-{token}",
-                grid_chunks,
-                source=self._sources(padded),
-                dependencies=self._dependencies(),
-                meta=self.meta,
-                shifted=self._interior(padded),
-            )
-        return _regrid_array(
+            return self._picked(padded)
+        regridded = _regrid_array(
             f"pad-{token}",
             grid_chunks,
             target,
             self._sources(padded),
             self._dependencies(),
             self.x,
+        )
+        return _remembering(regridded, lambda: self._picked(padded))
+
+    def _picked(self, padded: tuple[_Padded, ...]) -> da.Array:
+        """The padded array in the grid's own chunks."""
+        return picked_array(
+            f"pad-{tokenize(self.x.name, [_names(p) for p in padded], None)}",
+            tuple(self.chunks),
+            source=self._sources(padded),
+            dependencies=self._dependencies(),
+            meta=self.meta,
+            shifted=self._interior(padded),
         )
 
 
@@ -367,9 +375,31 @@ def regrid(a: da.Array, target: Chunks) -> da.Array:
     if target == a.chunks:
         return a
     if query_planning():
-        return cast("da.Array", a.rechunk(target, threshold=ONE_STAGE))
+        return _remembering(cast("da.Array", a.rechunk(target, threshold=ONE_STAGE)), lambda: a)
     name = f"pad-regrid-{tokenize(a.name, target)}"
-    return _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a)
+    return _remembering(
+        _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a),
+        lambda: own_grid(a),
+    )
+
+
+#: the attribute of a regridded array holding what makes the array in the chunks it was
+#: made from (made on demand: most regridded arrays are never asked)
+_OWN_GRID = "_daskpad_own_grid"
+
+
+def _remembering(regridded: da.Array, own: Callable[[], da.Array]) -> da.Array:
+    setattr(regridded, _OWN_GRID, own)
+    return regridded
+
+
+def own_grid(y: Any) -> Any:
+    """The array ``y`` was regridded from (by :func:`regrid` or ``pad(..., chunks=)``),
+    with the same values in the blocks it was made of; ``y`` itself for any other array.
+    A writer that stores blocks into another grid anyway (:mod:`daskpad._stream`) reads
+    these, each once, instead of the regridded blocks made of up to 2**ndim of them."""
+    own = getattr(y, _OWN_GRID, None)
+    return y if own is None else own()
 
 
 def _regrid_array(

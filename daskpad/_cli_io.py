@@ -319,24 +319,24 @@ def remove_quietly(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def compute_with_progress(delayed: Any, client: Any, progress: bool) -> None:
-    """Compute ``delayed`` locally (dask's ProgressBar) or on ``client`` (distributed's),
-    the bar on stderr."""
+def compute_with_progress(collections: list[Any], client: Any, progress: bool) -> None:
+    """Compute ``collections`` locally (dask's ProgressBar) or on ``client``
+    (distributed's), the bar on stderr."""
     if client is None:
         from dask.base import compute
         from dask.diagnostics.progress import ProgressBar
 
         if progress:
             with ProgressBar(out=sys.stderr):
-                compute(delayed)
+                compute(*collections)
         else:
-            compute(delayed)
+            compute(*collections)
         return
     from ._settle import fresh_keys
 
     # the optimised graph under keys of this run's own, submitted as it is: a stopped run
     # knows which of the cluster's tasks are its own (daskpad._cluster waits for them)
-    futures = client.get(*fresh_keys([delayed]), sync=False)
+    futures = client.get(*fresh_keys(collections), sync=False)
     try:
         if progress:
             from distributed import progress as distributed_progress

@@ -450,6 +450,65 @@ def optimized_graph(collections: Sequence[Any]) -> tuple[Mapping[Hashable, Any],
     return expr.__dask_graph__(), list(flatten(expr.__dask_keys__()))
 
 
+def block_program(
+    x: Any,
+    steps: Sequence[tuple[tuple[int, ...], Sequence[tuple[int, ...]], Mapping[str, Any]]],
+    func: Callable[..., Any],
+    last: Callable[..., Any],
+    name: str,
+) -> Any:
+    """A delayed object whose computation runs, for each step ``(index, waits, kwargs)``,
+    ``func(block, *results of the steps of the blocks it waits for, **kwargs)`` on block
+    ``index`` of ``x``, and finally ``last(*results of the steps nobody waits for)``.
+
+    A block's own task runs inside its step, as dask fuses a linear chain, when nothing
+    else in the graph reads it (through dask's aliases too): a block read from a store is
+    then read and consumed by one task. Each step's result is released once the steps
+    waiting for it have run. Works with classic graphs and with query planning (the graph
+    of ``x`` optimised as ``dask.compute`` would)."""
+    from collections import Counter
+
+    from dask._task_spec import Alias, Task, TaskRef, convert_legacy_graph
+    from dask.delayed import Delayed
+
+    dsk, keys = optimized_graph([x])
+    graph = convert_legacy_graph(dict(dsk))
+    refs: Counter[Hashable] = Counter()
+    for node in graph.values():
+        refs.update(node.dependencies)
+    numblocks = x.numblocks
+
+    def first(index: tuple[int, ...]) -> Any:
+        """The block's task, to run inline; or a reference to its key."""
+        key = keys[int(np.ravel_multi_index(index, numblocks))] if numblocks else keys[0]
+        chain, node = [key], graph[key]
+        while isinstance(node, Alias):
+            target = node.target.key if isinstance(node.target, TaskRef) else node.target
+            chain.append(target)
+            node = graph[target]
+        alone = not refs[key] and all(refs[k] == 1 for k in chain[1:])
+        if isinstance(node, Task) and alone:
+            for k in chain:
+                del graph[k]
+            return node
+        return TaskRef(chain[-1])
+
+    waited: set[tuple[int, ...]] = set()
+    for index, waits, kwargs in steps:
+        key = (name, *index)
+        graph[key] = Task(
+            key,
+            func,
+            first(index),
+            *(TaskRef((name, *w)) for w in waits),
+            **kwargs,
+        )
+        waited.update(waits)
+    end = f"{name}-done"
+    graph[end] = Task(end, last, *(TaskRef((name, *i)) for i, _, _ in steps if i not in waited))
+    return Delayed(end, graph)
+
+
 # --------------------------------------------------------------------------------------
 # the layers of a classic graph
 # --------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -120,50 +120,51 @@ def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
         bar.finish()
 
 
+def statistics_settled(arrays: list[Any], budget: int, progress: bool) -> list[Any]:
+    """``arrays`` with their statistics settled (:func:`daskpad._settle.settle_statistics`)
+    in the blocks they were made of (:func:`daskpad._assemble.own_grid`), each then laid
+    out in its chunks again."""
+    from ._assemble import own_grid, regrid
+
+    owns = [own_grid(a) for a in arrays]
+    done = settle_statistics(owns, budget, progress)
+    return [a if d is o else regrid(d, a.chunks) for a, o, d in zip(arrays, owns, done)]
+
+
 def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any]:
     """The dask collections that write ``array[region]`` into ``target[region]`` (none,
-    having written it, when that part of ``array`` is in memory already)."""
+    having written it, when that part of ``array`` is in memory already).
+
+    A dask array is written from the blocks it was made of (:func:`daskpad._assemble.
+    own_grid`: for a padded array in regular chunks, the input's blocks and the pad's),
+    each computed once and written into the zarr chunks it overlaps, each chunk whole by
+    one task (:mod:`daskpad._stream`); ``region`` is on the target's chunk bounds."""
     from dask.base import is_dask_collection
 
-    piece = array[region]
-    if is_dask_collection(piece):
-        return [_writes(piece, target, region)]
-    target[region] = piece  # (xarray loads a variable of size 0 as it writes its metadata)
+    from ._assemble import own_grid
+    from ._stream import streamed_writes
+
+    if is_dask_collection(array):
+        writes = streamed_writes(own_grid(array), target, region)
+        return [] if writes is None else [writes]
+    target[region] = array[region]  # (xarray loads a variable of size 0 as it writes its metadata)
     return []
 
 
-def _writes(piece: Any, target: Any, region: tuple[slice, ...]) -> Any:
-    """A dask array of one flag per block of ``piece``, each computed by writing the block
-    into ``target`` at ``region``'s offset. (``map_blocks`` rather than
-    ``dask.array.store``, which dask's array query planning does not implement.)"""
-    origin = tuple(s.start or 0 for s in region)
-    return piece.map_blocks(
-        _write_block,
-        target=target,
-        origin=origin,
-        chunks=tuple((1,) * len(c) for c in piece.chunks),
-        dtype=bool,
-        meta=np.empty((0,) * piece.ndim, dtype=bool),
-    )
-
-
-def _write_block(
-    block: Any, *, target: Any, origin: tuple[int, ...], block_info: Any = None
-) -> Any:
-    # tiles follow the zarr chunks: each block is whole zarr chunks, written by no other task
-    location = block_info[0]["array-location"]
-    where = tuple(slice(o + a, o + b) for o, (a, b) in zip(origin, location))
-    target[where] = block
-    return np.ones((1,) * block.ndim, dtype=bool)
-
-
 def write_tiled(
-    ds: Any, store: Any, the_plan: Plan, progress: bool, consolidated: bool | None, **kwargs: Any
+    ds: Any,
+    store: Any,
+    the_plan: Plan,
+    progress: bool,
+    consolidated: bool | None,
+    compute: Callable[[list[Any]], None] | None = None,
+    **kwargs: Any,
 ) -> None:
     """Write ``ds`` to the new zarr ``store``: xarray writes the metadata and the in-memory
     variables (``kwargs`` go to its ``to_zarr``), then the dask-backed variables are
-    written tile by tile, one computation per tile; metadata is consolidated at the end
-    unless ``consolidated`` is False.
+    written tile by tile, one computation per tile (or, when the plan is one tile and
+    ``compute`` is given, by ``compute(collections)``); metadata is consolidated at the
+    end unless ``consolidated`` is False.
 
     A variable xarray stores as it is (numbers, no CF encoding left to apply: the command
     reads values undecoded) goes straight into its zarr array; one that xarray encodes
@@ -180,7 +181,7 @@ def write_tiled(
     if the_plan.ntiles > 1:
         lazy = [v for v in ds.variables.values() if v.chunks is not None and v.ndim]
         budget = max(g.block_bytes * math.prod(k) for g, k in the_plan.shapes)
-        arrays = settle_statistics([v.data for v in lazy], budget, progress)
+        arrays = statistics_settled([v.data for v in lazy], budget, progress)
         for var, settled in zip(lazy, arrays):
             var.data = settled
     ds.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
@@ -227,7 +228,10 @@ def write_tiled(
                 )
             yield writes
 
-    store_tiles(jobs(), the_plan.ntiles, progress)
+    if compute is not None and the_plan.whole:
+        compute([w for writes in jobs() for w in writes])
+    else:
+        store_tiles(jobs(), the_plan.ntiles, progress)
     if consolidated or consolidated is None:
         consolidate(store, fmt)
 
@@ -334,7 +338,7 @@ def to_zarr(
         )
         regions = list(tiles(chunks, shape))
         if len(regions) > 1:
-            (x,) = settle_statistics([x], budget, progress)
+            (x,) = statistics_settled([x], budget, progress)
         store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
     if where is store:
         return z

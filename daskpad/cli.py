@@ -60,7 +60,7 @@ from ._cli_io import (
 from ._cluster import client_for, stopping_first
 from ._modes import MODES, modes_taking
 from ._stores import Location, locate, written_in_place
-from ._tiles import consolidate, write_tiled
+from ._tiles import write_tiled
 from ._tiling import Plan, default_memory
 from ._tiling import plan as plan_tiles
 
@@ -271,13 +271,18 @@ def _write_into(
     then opens DST with one read, without warning)."""
     if list(ds.variables) == [ARRAY_VARIABLE]:  # SRC was a bare zarr array
         _write_array(ds[ARRAY_VARIABLE], store, fmt, progress, None if tiling.whole else memory)
-    elif tiling.whole:
-        delayed = ds.to_zarr(store, mode="w-", compute=False, zarr_format=fmt, consolidated=False)
-        compute_with_progress(delayed, client, progress)
-        # here, not by xarray: its consolidation runs in the last task, on a worker
-        consolidate(store, fmt)
     else:
-        write_tiled(ds, store, tiling, progress, consolidated=True, zarr_format=fmt)
+        # in one computation when whole (a distributed progress bar on a cluster), else
+        # tile by tile; consolidated here, not by xarray (whose last task would, on a worker)
+        write_tiled(
+            ds,
+            store,
+            tiling,
+            progress,
+            consolidated=True,
+            compute=lambda writes: compute_with_progress(writes, client, progress),
+            zarr_format=fmt,
+        )
 
 
 def _failure(e: BaseException) -> str:

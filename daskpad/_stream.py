@@ -1,0 +1,253 @@
+"""Storing a dask array in the chunks of another grid, each of its blocks computed once.
+
+A padded array's blocks are the input's, with the pad's blocks around them; zarr wants one
+regular grid, which the pad shifts off the input's. Assembled chunk by chunk (dask's
+``rechunk``, or ``daskpad.pad(..., chunks="regular")``), each zarr chunk waits for the up to
+2**ndim blocks it overlaps, every block waits in memory for the up to 2**ndim chunks that
+take a part of it, and a store costs about 1.4x copying the input (docs/performance.md).
+
+Here every block of the array is computed by one task (inside it, when nothing else reads
+the block: read and write fused, as in a copy) that
+
+- writes the zarr chunks the block *owns*, those whose last overlapping block is this one
+  along every axis, each assembled from the block's own part and the parts earlier blocks
+  handed on, and written whole, once;
+- hands on copies of its parts of the chunks it does not own: for a pad of a few elements,
+  thin edges.
+
+A chunk's owner comes last along every axis, so a task waits only for blocks before it
+(a wavefront over the grid); what is held besides the blocks being written is the edges
+handed on, at most :func:`handed_bytes`. The geometry here is plain Python, the kernel
+(:func:`write_owned`) plain numpy and zarr; the graph is made by
+:func:`daskpad._dask.streamed_graph`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+Chunks = tuple[tuple[int, ...], ...]
+Index = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Along one axis: the part ``block`` of a block that lands at ``at`` in output chunk
+    ``chunk``."""
+
+    chunk: int
+    block: slice
+    at: slice
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis of the two grids: each block's pieces, each output chunk's owner (its last
+    block) and bounds."""
+
+    pieces: tuple[tuple[Piece, ...], ...]
+    owner: tuple[int, ...]
+    bounds: tuple[int, ...]
+
+    @classmethod
+    def of(cls, blocks: Sequence[int], chunks: Sequence[int]) -> Axis:
+        starts = np.cumsum((0, *blocks)).tolist()
+        bounds = tuple(np.cumsum((0, *chunks)).tolist())
+        owner = [-1] * len(chunks)
+        pieces = []
+        for b, (lo, hi) in enumerate(itertools.pairwise(starts)):
+            found = []
+            c = bisect.bisect_right(bounds, lo) - 1
+            while lo < hi and c < len(chunks) and bounds[c] < hi:
+                s, e = max(lo, bounds[c]), min(hi, bounds[c + 1])
+                found.append(Piece(c, slice(s - lo, e - lo), slice(s - bounds[c], e - bounds[c])))
+                owner[c] = b
+                c += 1
+            pieces.append(tuple(found))
+        return cls(tuple(pieces), tuple(owner), bounds)
+
+    def contributors(self, chunk: int) -> list[tuple[int, Piece]]:
+        """The blocks with a piece in output chunk ``chunk``, and those pieces."""
+        last = self.owner[chunk]
+        out = []
+        for b in range(last, -1, -1):
+            found = [p for p in self.pieces[b] if p.chunk == chunk]
+            if not found:
+                if self.pieces[b]:  # (empty blocks are skipped; others end the run)
+                    break
+                continue
+            out.append((b, found[0]))
+        return out[::-1]
+
+
+@dataclass(frozen=True)
+class Owned:
+    """An output chunk a block writes: its region of the target, its shape, and where each
+    of its parts comes from (``None``: the block's own ``part``; else the block handing it)."""
+
+    region: tuple[slice, ...]
+    shape: tuple[int, ...]
+    parts: tuple[tuple[tuple[slice, ...], Index | None, tuple[slice, ...] | None], ...]
+    chunk: Index
+
+
+@dataclass(frozen=True)
+class BlockJob:
+    """What the task of block ``index`` does: the chunks it writes, the parts it hands on
+    (``(chunk, part)``: its ``part`` goes to output chunk ``chunk``), the blocks it waits
+    for."""
+
+    index: Index
+    owned: tuple[Owned, ...]
+    handed: tuple[tuple[Index, tuple[slice, ...]], ...]
+    waits: tuple[Index, ...]
+
+
+def jobs(blocks: Chunks, chunks: Chunks, region: Sequence[range] | None = None) -> list[BlockJob]:
+    """The job of every block of an array of ``blocks`` chunks with a piece in the output
+    chunks ``region`` (per axis a range of chunk indices; all by default) of a target in
+    ``chunks``. Blocks outside the region's owners only hand on."""
+    axes = [Axis.of(b, c) for b, c in zip(blocks, chunks)]
+    if region is None:
+        region = [range(len(c)) for c in chunks]
+    # per axis: the blocks with a piece in the region
+    involved = [
+        sorted({b for c in r for b, _ in ax.contributors(c)}) for ax, r in zip(axes, region)
+    ]
+    out = []
+    for index in itertools.product(*involved):
+        mine = [[p for p in ax.pieces[b] if p.chunk in r] for ax, b, r in zip(axes, index, region)]
+        owned, handed, waits = [], [], set()
+        for combo in itertools.product(*mine):
+            chunk = tuple(p.chunk for p in combo)
+            part = tuple(p.block for p in combo)
+            if any(ax.owner[c] != b for ax, c, b in zip(axes, chunk, index)):
+                handed.append((chunk, part))
+                continue
+            parts: list[tuple[tuple[slice, ...], Index | None, tuple[slice, ...] | None]] = []
+            for each in itertools.product(*(ax.contributors(c) for ax, c in zip(axes, chunk))):
+                source = tuple(b for b, _ in each)
+                at = tuple(p.at for _, p in each)
+                if source == index:
+                    parts.append((at, None, part))
+                else:
+                    waits.add(source)
+                    parts.append((at, source, None))
+            bounds = [(ax.bounds[c], ax.bounds[c + 1]) for ax, c in zip(axes, chunk)]
+            owned.append(
+                Owned(
+                    tuple(slice(a, b) for a, b in bounds),
+                    tuple(b - a for a, b in bounds),
+                    tuple(parts),
+                    chunk,
+                )
+            )
+        out.append(BlockJob(index, tuple(owned), tuple(handed), tuple(sorted(waits))))
+    return out
+
+
+def handed_bytes(blocks: Chunks, chunks: Chunks, itemsize: int) -> int:
+    """The bytes of every part handed on between blocks: what a streamed write may hold
+    besides the blocks being written."""
+    total = owned = 1
+    for b, c in zip(blocks, chunks):
+        ax = Axis.of(b, c)
+        total *= sum(b)
+        owned *= sum(
+            p.block.stop - p.block.start
+            for b, ps in enumerate(ax.pieces)
+            for p in ps
+            if ax.owner[p.chunk] == b
+        )
+    return (total - owned) * itemsize
+
+
+def chunk_ranges(chunks: Chunks, region: Sequence[slice]) -> list[range]:
+    """The output chunk indices, per axis, of a region whose bounds are chunk bounds."""
+    out = []
+    for c, s in zip(chunks, region):
+        bounds = np.cumsum((0, *c)).tolist()
+        out.append(range(bisect.bisect_left(bounds, s.start), bisect.bisect_left(bounds, s.stop)))
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# the kernel
+# --------------------------------------------------------------------------------------
+
+
+def write_owned(
+    block: Any,
+    *handed: dict[tuple[Index, Index], Any],
+    target: Any,
+    index: Index,
+    owned: tuple[Owned, ...],
+    hands: tuple[tuple[Index, tuple[slice, ...]], ...],
+) -> dict[tuple[Index, Index], Any]:
+    """Write into ``target`` the chunks ``owned``, from ``block`` and the parts ``handed``
+    on by earlier blocks; return copies of the parts of ``block`` that ``hands`` names,
+    keyed by (this block, their chunk)."""
+    got: dict[tuple[Index, Index], Any] = {}
+    for h in handed:
+        got.update(h)
+    for o in owned:
+        if len(o.parts) == 1 and o.parts[0][1] is None:  # the block's own part, whole
+            target[o.region] = block[o.parts[0][2]]
+            continue
+        out = np.empty_like(block, shape=o.shape)
+        for at, source, part in o.parts:
+            out[at] = block[part] if source is None else got[source, o.chunk]
+        target[o.region] = out
+    return {(index, chunk): block[part].copy() for chunk, part in hands}
+
+
+def done(*_: Any) -> None:
+    """The last task of a streamed write: it waits for the blocks nobody waits for."""
+    return None
+
+
+def sinks(all_jobs: Sequence[BlockJob]) -> Iterator[Index]:
+    """The blocks no other block waits for."""
+    waited = {w for j in all_jobs for w in j.waits}
+    return (j.index for j in all_jobs if j.index not in waited)
+
+
+# --------------------------------------------------------------------------------------
+# the writes
+# --------------------------------------------------------------------------------------
+
+
+def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) -> Any:
+    """A delayed object that writes the dask array ``x`` (any chunks) into the zarr array
+    ``target`` (``x``'s shape, any regular chunks), over ``region`` (element slices on
+    ``target``'s chunk bounds; all of it by default), each block of ``x`` computed once.
+    None for an array without elements."""
+    import uuid
+
+    from ._dask import block_program
+
+    if x.size == 0:
+        return None
+    chunks = tuple(tuple(_regular(n, c)) for n, c in zip(target.shape, target.chunks))
+    ranges = None if region is None else chunk_ranges(chunks, region)
+    blocks = tuple(tuple(int(n) for n in c) for c in x.chunks)
+    steps = [
+        (
+            j.index,
+            j.waits,
+            {"target": target, "index": j.index, "owned": j.owned, "hands": j.handed},
+        )
+        for j in jobs(blocks, chunks, ranges)
+    ]
+    return block_program(x, steps, write_owned, done, f"daskpad-store-{uuid.uuid4().hex}")
+
+
+def _regular(n: int, size: int) -> list[int]:
+    full, rest = divmod(n, size)
+    return [size] * full + ([rest] if rest else [])

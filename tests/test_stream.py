@@ -1,0 +1,156 @@
+"""Streamed writes (:mod:`daskpad._stream`): a dask array stored in the chunks of another
+grid with each of its blocks computed once and each zarr chunk written whole, once, by one
+task; the values equal numpy.pad's for any chunking, width and target grid."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+import threading
+import weakref
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import daskpad
+from daskpad import _stream
+from daskpad._assemble import own_grid
+
+zarr = pytest.importorskip("zarr")
+
+
+class Counted:
+    """An array-like that counts the reads of each of its blocks."""
+
+    def __init__(self, a: np.ndarray):
+        self.a, self.shape, self.dtype, self.ndim = a, a.shape, a.dtype, a.ndim
+        self.reads: dict[tuple, int] = {}
+        self.lock = threading.Lock()
+
+    def __dask_tokenize__(self):
+        return ("counted", id(self))
+
+    def __getitem__(self, where):
+        key = tuple((s.start, s.stop) for s in where)
+        if any(a == b for a, b in key):
+            return self.a[where]  # (dask's look at the dtype: no block)
+        with self.lock:
+            self.reads[key] = self.reads.get(key, 0) + 1
+        return self.a[where]
+
+
+class Target:
+    """A zarr array that records every region written into it."""
+
+    def __init__(self, z):
+        self.z, self.shape, self.chunks, self.dtype = z, z.shape, z.chunks, z.dtype
+        self.writes: list[tuple] = []
+        self.lock = threading.Lock()
+
+    def __setitem__(self, region, value):
+        with self.lock:
+            self.writes.append(tuple((s.start, s.stop) for s in region))
+        self.z[region] = value
+
+
+def chunk_regions(shape, chunks):
+    axes = [[(a, min(a + c, n)) for a in range(0, n, c)] for n, c in zip(shape, chunks)]
+    return sorted(itertools.product(*axes))
+
+
+def sizes(n, draw):
+    """Random chunk sizes summing to ``n``, often with a last chunk of 1."""
+    out = []
+    while sum(out) < n:
+        out.append(draw(st.integers(1, n - sum(out))))
+    if draw(st.booleans()) and out[-1] > 1:
+        out[-1] -= 1
+        out.append(1)
+    return tuple(out)
+
+
+@given(data=st.data())
+def test_streamed_write_equals_numpy_pad_and_writes_each_chunk_once(tmp_path_factory, data):
+    ndim = data.draw(st.integers(1, 3))
+    shape = tuple(data.draw(st.integers(1, 9)) for _ in range(ndim))
+    a = np.arange(np.prod(shape), dtype="f8").reshape(shape)
+    chunks = tuple(sizes(n, data.draw) for n in shape)
+    widths = [tuple(data.draw(st.integers(0, 12)) for _ in range(2)) for _ in range(ndim)]
+    mode = data.draw(st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap", "mean"]))
+    policy = data.draw(st.sampled_from([None, "regular"]))
+    y = daskpad.pad(da.from_array(a, chunks=chunks), widths, mode=mode, chunks=policy)
+    target_chunks = tuple(data.draw(st.integers(1, n + 2)) for n in y.shape)
+    where = tmp_path_factory.mktemp("z")
+    z = Target(zarr.create_array(where, shape=y.shape, dtype=y.dtype, chunks=target_chunks))
+    dask.compute(_stream.streamed_writes(own_grid(y), z))
+    np.testing.assert_array_equal(z.z[...], np.pad(a, widths, mode=mode))
+    assert sorted(z.writes) == chunk_regions(y.shape, target_chunks)  # each whole, once
+
+
+@pytest.mark.parametrize("mode", ["reflect", "constant", "edge", "wrap", "symmetric"])
+@pytest.mark.parametrize("chunks", [(4, 5), ((3, 7, 1, 12), (16, 1))])
+def test_each_input_block_is_read_once(tmp_path, mode, chunks):
+    a = np.random.default_rng(1).random((23, 17))
+    source = Counted(a)
+    x = da.from_array(source, chunks=chunks, lock=False)
+    y = daskpad.pad(x, 3, mode=mode, chunks="regular")
+    out = daskpad.to_zarr(y, tmp_path / "y.zarr")
+    np.testing.assert_array_equal(out[...], np.pad(a, 3, mode=mode))
+    assert len(source.reads) == math.prod(x.numblocks) and set(source.reads.values()) == {1}
+
+
+def test_a_block_only_the_write_reads_is_read_inside_the_writing_task(tmp_path):
+    x = da.from_array(Counted(np.arange(48.0).reshape(6, 8)), chunks=(3, 4), lock=False)
+    z = zarr.create_array(tmp_path, shape=x.shape, dtype=x.dtype, chunks=(3, 4))
+    writes = _stream.streamed_writes(x, z)
+    graph = dict(writes.__dask_graph__())
+    # one task per block (the read inside it), the final one, and the source array's key
+    assert len(graph) == math.prod(x.numblocks) + 2
+    assert sum(k[0] == x.name for k in graph if isinstance(k, tuple)) == 0
+    dask.compute(writes)
+    np.testing.assert_array_equal(z[...], np.arange(48.0).reshape(6, 8))
+
+
+def test_blocks_wait_only_for_earlier_blocks_and_hand_on_thin_edges():
+    blocks = ((2, 10, 10, 2), (10, 10))  # a pad of 2 around 20 x 20 in chunks of 10
+    chunks = ((10, 10, 4), (10, 10))
+    jobs = {j.index: j for j in _stream.jobs(blocks, chunks)}
+    for j in jobs.values():
+        assert all(w < j.index for w in j.waits)  # along every axis, as it happens here
+        for w in j.waits:
+            assert all(wi <= ji for wi, ji in zip(w, j.index))
+    # the first pad row only hands on; each interior block writes the chunk it starts
+    assert not jobs[0, 0].owned and jobs[0, 0].handed
+    assert [o.chunk for o in jobs[1, 0].owned] == [(0, 0)] and jobs[1, 0].waits == ((0, 0),)
+    # handed on: the edges, 2 rows of each block but the last pad's
+    assert _stream.handed_bytes(blocks, chunks, 1) == (2 + 2 + 2) * 20
+
+
+def test_a_regridded_array_remembers_the_blocks_it_was_made_of():
+    x = da.from_array(np.arange(100.0).reshape(10, 10), chunks=3)
+    y = daskpad.pad(x, 2, mode="reflect", chunks="regular")
+    own = own_grid(y)
+    assert own.chunks == daskpad.pad(x, 2, mode="reflect").chunks != y.chunks
+    np.testing.assert_array_equal(own.compute(), y.compute())
+    assert own_grid(x) is x
+
+
+def test_a_padded_array_once_dropped_frees_its_input(tmp_path):
+    """dask caches the classes it tokenizes: the pad's layer must not hold its input
+    through a class of its own (an h5netcdf file read through s3fs, kept to the
+    interpreter's exit, crashed the command there)."""
+    source = Counted(np.arange(100.0).reshape(10, 10))
+    alive = weakref.ref(source)
+    x = da.from_array(source, chunks=3, lock=False)
+    for chunks in (None, "regular"):
+        y = daskpad.pad(x, 2, mode="reflect", chunks=chunks)
+        dask.base.tokenize(own_grid(y))
+        y.sum().compute()
+    del x, y, source
+    gc.collect()
+    assert alive() is None
