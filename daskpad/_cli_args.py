@@ -65,9 +65,9 @@ def _output_options(pad: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--memory",
         metavar="SIZE",
-        help="input data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of "
-        "this machine's memory if less): a bigger dataset is written tile by tile, reading "
-        "the input blocks at tile edges twice",
+        help="data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of this "
+        "machine's memory if less): a write that would hold more is done tile by tile, "
+        "reading the input blocks at tile edges twice",
     )
     where = out.add_mutually_exclusive_group()
     where.add_argument(

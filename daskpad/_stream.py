@@ -9,17 +9,20 @@ take a part of it, and a store costs about 1.4x copying the input (docs/performa
 Here every block of the array is computed by one task (inside it, when nothing else reads
 the block: read and write fused, as in a copy) that
 
-- writes the zarr chunks the block *owns*, those whose last overlapping block is this one
-  along every axis, each assembled from the block's own part and the parts earlier blocks
-  handed on, and written whole, once;
+- writes the zarr chunks the block *owns*, those of which it has the largest part along
+  every axis (the last of equal parts), each assembled from the block's own part and the
+  parts its neighbours handed on, and written whole, once;
 - hands on copies of its parts of the chunks it does not own: for a pad of a few elements,
   thin edges.
 
-A chunk's owner comes last along every axis, so a task waits only for blocks before it
-(a wavefront over the grid); what is held besides the blocks being written is the edges
-handed on, at most :func:`handed_bytes`. The geometry here is plain Python, the kernel
-(:func:`write_owned`) plain numpy and zarr; the graph is made by
-:func:`daskpad._dask.streamed_graph`.
+A task waits for the neighbours whose parts it needs, never in a cycle: along one axis, two
+blocks that each needed a part of the other would both take part in the one chunk that
+holds the boundary between them, which has one owner; across axes a cycle would be one
+along some axis. What is held besides the blocks being written is the parts handed on, at
+most :func:`handed_bytes`: no more than half of each block along each axis.
+
+The geometry here is plain Python, the kernel (:func:`write_owned`) plain numpy and zarr;
+the graph is made by :func:`daskpad._dask.block_program`.
 """
 
 from __future__ import annotations
@@ -48,10 +51,11 @@ class Piece:
 
 @dataclass(frozen=True)
 class Axis:
-    """One axis of the two grids: each block's pieces, each output chunk's owner (its last
-    block) and bounds."""
+    """One axis of the two grids: each block's pieces, each output chunk's pieces (with
+    their blocks), owner and bounds."""
 
     pieces: tuple[tuple[Piece, ...], ...]
+    members: tuple[tuple[tuple[int, Piece], ...], ...]
     owner: tuple[int, ...]
     bounds: tuple[int, ...]
 
@@ -59,31 +63,28 @@ class Axis:
     def of(cls, blocks: Sequence[int], chunks: Sequence[int]) -> Axis:
         starts = np.cumsum((0, *blocks)).tolist()
         bounds = tuple(np.cumsum((0, *chunks)).tolist())
-        owner = [-1] * len(chunks)
+        members: list[list[tuple[int, Piece]]] = [[] for _ in chunks]
         pieces = []
         for b, (lo, hi) in enumerate(itertools.pairwise(starts)):
             found = []
             c = bisect.bisect_right(bounds, lo) - 1
             while lo < hi and c < len(chunks) and bounds[c] < hi:
                 s, e = max(lo, bounds[c]), min(hi, bounds[c + 1])
-                found.append(Piece(c, slice(s - lo, e - lo), slice(s - bounds[c], e - bounds[c])))
-                owner[c] = b
+                piece = Piece(c, slice(s - lo, e - lo), slice(s - bounds[c], e - bounds[c]))
+                found.append(piece)
+                members[c].append((b, piece))
                 c += 1
             pieces.append(tuple(found))
-        return cls(tuple(pieces), tuple(owner), bounds)
+        # the owner: the block with the largest part of the chunk, the last of equals
+        owner = [
+            max(m, key=lambda bp: (bp[1].at.stop - bp[1].at.start, bp[0]))[0] if m else -1
+            for m in members
+        ]
+        return cls(tuple(pieces), tuple(tuple(m) for m in members), tuple(owner), bounds)
 
-    def contributors(self, chunk: int) -> list[tuple[int, Piece]]:
+    def contributors(self, chunk: int) -> tuple[tuple[int, Piece], ...]:
         """The blocks with a piece in output chunk ``chunk``, and those pieces."""
-        last = self.owner[chunk]
-        out = []
-        for b in range(last, -1, -1):
-            found = [p for p in self.pieces[b] if p.chunk == chunk]
-            if not found:
-                if self.pieces[b]:  # (empty blocks are skipped; others end the run)
-                    break
-                continue
-            out.append((b, found[0]))
-        return out[::-1]
+        return self.members[chunk]
 
 
 @dataclass(frozen=True)

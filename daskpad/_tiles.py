@@ -1,18 +1,19 @@
-"""Writing a padded dataset to zarr tile by tile, so that the memory it holds stays bounded.
+"""Writing a padded dataset to zarr, tile by tile when it is large, so that the memory it
+holds stays bounded.
 
-An output grid shifted by a pad (``chunks="regular"`` or ``"even"``) is assembled from the
-tail of one input block and the head of the next. Written in one computation, dask's
-ordering lets input blocks wait for neighbours it takes much later; the threaded scheduler
-then holds some rows of input blocks at once, so memory grows with the grid's side (see
-docs/performance.md, "Storing a bigger grid"). Here the command writes the dask-backed
-variables one tile of output blocks at a time, each tile its own computation of a zarr
-region: whatever dask's order inside a tile, it holds at most the input blocks the tile
-reads. Along a padded dimension a tile also reads the input block before (or after) it, so
-the input blocks at tile edges are read twice; tiles are made as large as the memory budget
-allows. The statistics a pad repeats are computed before the tiles
-(:func:`daskpad._settle.settle_statistics`), so a statistic of the whole axis is read once,
-not by every tile at an edge. On a distributed cluster every computation has keys of its own
-(:func:`daskpad._settle.fresh_keys`).
+Every dask-backed variable zarr takes as it is goes through streamed writes
+(:mod:`daskpad._stream`): each block the variable was made of (for a padded array in
+regular chunks, the input's and the pad's, :func:`daskpad._assemble.own_grid`) is computed
+once and written into the zarr chunks it overlaps, each chunk whole, once. Such a write
+holds a few blocks per thread and the thin edges blocks hand on, so most datasets are
+written in one computation; above the memory budget (:func:`daskpad._tiling.plan`) they are
+written one tile of zarr chunks at a time, each tile its own computation, and the input
+blocks along tile edges are read by both tiles. A variable xarray encodes (CF attributes,
+strings, times) goes through xarray's region writes of its regular blocks instead, each
+assembled from the blocks it overlaps, and a tile holds what it reads. The statistics a pad
+repeats are computed before the tiles (:func:`daskpad._settle.settle_statistics`), so a
+statistic of the whole axis is read once, not by every tile at an edge. On a distributed
+cluster every computation has keys of its own (:func:`daskpad._settle.fresh_keys`).
 
 Nothing here pads: :mod:`daskpad.cli` calls :func:`write_tiled` with the padded dataset,
 and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask array.
@@ -26,10 +27,17 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-import numpy as np
-
+from ._assemble import own_grid
 from ._settle import TileProgress, compute_apart, settle_statistics, step
-from ._tiling import Plan, memory_budget, storable, tile_shape, tiles
+from ._tiling import (
+    Plan,
+    handed_share,
+    memory_budget,
+    needs_encoding,
+    storable,
+    streamed_tile_shape,
+    tiles,
+)
 
 
 def _is_local_path(store: Any) -> bool:
@@ -124,7 +132,7 @@ def statistics_settled(arrays: list[Any], budget: int, progress: bool) -> list[A
     """``arrays`` with their statistics settled (:func:`daskpad._settle.settle_statistics`)
     in the blocks they were made of (:func:`daskpad._assemble.own_grid`), each then laid
     out in its chunks again."""
-    from ._assemble import own_grid, regrid
+    from ._assemble import regrid
 
     owns = [own_grid(a) for a in arrays]
     done = settle_statistics(owns, budget, progress)
@@ -141,7 +149,6 @@ def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any
     one task (:mod:`daskpad._stream`); ``region`` is on the target's chunk bounds."""
     from dask.base import is_dask_collection
 
-    from ._assemble import own_grid
     from ._stream import streamed_writes
 
     if is_dask_collection(array):
@@ -259,24 +266,24 @@ def v3_consolidation_quietly() -> Iterator[None]:
 def to_zarr(
     x: Any, store: Any, *, memory: int | str | None = None, progress: bool = False, **kwargs: Any
 ) -> Any:
-    """Store a dask array in a new zarr array tile by tile, holding about ``memory`` bytes
-    of input at once.
+    """Store a dask array in a new zarr array, each of its blocks computed once, holding
+    about ``memory`` bytes at most.
 
-    ``dask.array.to_zarr`` computes the whole array at once. For a padded array in regular
-    chunks (``daskpad.pad(..., chunks="regular")`` or ``"even"``) that holds rows of input
-    blocks, more the more blocks a row has: each output block needs the tail of the input
-    block before it, and dask's ordering does not take the rows in that order. Here each
-    tile of output blocks is stored in its own computation and reads about ``memory`` bytes
-    of input at most: its own blocks and the neighbouring block its edges may read along
-    every axis (so the input blocks along tile edges are read twice), plus, for a tile at
-    the array's edge, the blocks its pad is taken from (for ``wrap``, at the far edge).
-    The statistics a pad repeats (maximum, mean, median, minimum) are computed first, axis
-    after axis, so a statistic of the whole axis is read once per padded axis, not by every
-    tile at an edge.
+    ``dask.array.to_zarr`` of a padded array in regular chunks
+    (``daskpad.pad(..., chunks="regular")`` or ``"even"``) assembles each output block from
+    the up to 2**ndim blocks it overlaps, and dask's ordering holds rows of input blocks
+    meanwhile. Here each block ``x`` was made of (for a padded array, the input's blocks and
+    the pad's) is computed once, by one task, and written into the zarr chunks it overlaps,
+    each chunk whole, once, by the block with the largest part of it, the thin parts of the
+    others handed on (:mod:`daskpad._stream`). That holds a few blocks per thread and the
+    parts handed on; an array whose write would hold more than ``memory`` is written tile by
+    tile, one computation per tile of zarr chunks, and the blocks along tile edges are
+    computed by both tiles. The statistics a pad repeats (maximum, mean, median, minimum)
+    are then computed first, axis after axis, so a statistic of the whole axis is read once
+    per padded axis, not by every tile at an edge.
 
-    It takes any dask array: chunks zarr cannot store (the default chunks of a padded
-    array, whose pads are cut from the budget) are first laid out as
-    :func:`daskpad._tiling.storable_chunks` says, each block in one task. A local path is
+    It takes any dask array: zarr's chunks are ``x``'s where zarr can store them, else
+    those :func:`daskpad._tiling.storable_chunks` says. A local path is
     written under a hidden temporary name and moved into place once complete: a failed or
     interrupted write leaves nothing that opens, and an existing store is replaced only with
     ``overwrite=True``. An object store (``s3://``, ``gs://``, ...) has no rename: the array
@@ -292,7 +299,7 @@ def to_zarr(
         Where to create the zarr array: a local path, an fsspec URL (``s3://bucket/a.zarr``;
         see ``storage_options``) or any store :func:`zarr.create_array` takes.
     memory : int or str, optional
-        Bytes of input a tile may read (``"512MB"`` works too); default 2 GiB, or a quarter
+        Bytes a tile's write may hold (``"512MB"`` works too); default 2 GiB, or a quarter
         of this machine's memory if less. A tile is at least one block.
     progress : bool
         Show one progress bar over all the tiles.
@@ -325,8 +332,9 @@ def to_zarr(
     budget = memory_budget(memory)
     numblocks = [len(c) for c in chunks]
     block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
-    halo = [int(n > 1) for n in numblocks]
-    shape = tile_shape(numblocks, halo, block_bytes, budget)
+    handed = handed_share(own_grid(x).chunks, chunks)
+    faces = [n > 1 for n in numblocks]
+    shape = streamed_tile_shape(numblocks, faces, block_bytes, handed, budget)
     options = kwargs.pop("storage_options", None)
     with written_whole(store, bool(kwargs.get("overwrite")), options) as where:
         z = zarr.create_array(
@@ -343,15 +351,3 @@ def to_zarr(
     if where is store:
         return z
     return zarr.open_array(store, mode="r+", **({"storage_options": options} if options else {}))
-
-
-def needs_encoding(var: Any) -> bool:
-    """Whether xarray would change ``var``'s values when storing it: CF encoding left to
-    apply (a decoded variable), or a dtype zarr does not take as it is."""
-    if var.dtype.kind not in "biufc":
-        return True
-    enc = var.encoding
-    cf = ("_FillValue", "missing_value", "scale_factor", "add_offset", "units", "calendar")
-    if any(k in enc for k in cf):
-        return True
-    return "dtype" in enc and np.dtype(enc["dtype"]) != var.dtype

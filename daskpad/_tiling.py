@@ -9,7 +9,7 @@ import itertools
 import math
 import os
 from collections import Counter
-from collections.abc import Collection, Hashable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,9 +111,45 @@ def tile_shape(
     plus ``halo`` more along each axis) within ``budget`` bytes, grown evenly across axes.
     A tile is one block when even that is over budget."""
 
-    def footprint(k: Sequence[int]) -> int:
+    def footprint(k: Sequence[int]) -> float:
         return block_bytes * math.prod(min(ki + h, n) for ki, h, n in zip(k, halo, numblocks))
 
+    return _grown(numblocks, footprint, budget)
+
+
+def streamed_tile_shape(
+    numblocks: Sequence[int],
+    faces: Sequence[bool],
+    block_bytes: int,
+    handed: float,
+    budget: int,
+    threads: int | None = None,
+) -> tuple[int, ...]:
+    """Blocks per tile of a streamed write (:mod:`daskpad._stream`), which holds far less
+    than the blocks a tile reads: about three blocks per thread at work (the block, the
+    chunk assembled from it, zarr's encoded copy), the parts of its blocks handed on to
+    later ones (``handed``: their share of the tile's bytes, at most), and the blocks of
+    one face across a padded axis (``faces``), which a pad reads besides the block's own
+    task and dask's order may hold until the block is written. Grown evenly across axes
+    within ``budget`` bytes; a tile is one block when even that is over budget."""
+    if threads is None:
+        import dask
+
+        threads = dask.config.get("num_workers", None) or os.cpu_count() or 1
+
+    def footprint(k: Sequence[int]) -> float:
+        face = max(
+            (math.prod(k[:a]) * math.prod(k[a + 1 :]) for a, f in enumerate(faces) if f),
+            default=0,
+        )
+        return block_bytes * (math.prod(k) * handed + face + 3 * threads)
+
+    return _grown(numblocks, footprint, budget)
+
+
+def _grown(
+    numblocks: Sequence[int], footprint: Callable[[Sequence[int]], float], budget: int
+) -> tuple[int, ...]:
     k = [1] * len(numblocks)
     while True:
         # grow the axis whose tiles cover the smallest share of it
@@ -164,13 +200,47 @@ class Plan:
 
 
 def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
-    """Tiles for writing ``ds`` holding about ``budget`` bytes of input at once; a padded
-    dimension counts one more block per tile (the neighbour its edge block reads). The
-    statistics a pad repeats are not counted: the writers settle them first
+    """Tiles for writing ``ds`` holding about ``budget`` bytes of input at once.
+
+    A group of variables written as they are goes through streamed writes
+    (:func:`streamed_tile_shape`; the share handed on is that of the grid its variables were
+    made of, :func:`daskpad._assemble.own_grid`); a group with a variable xarray encodes is
+    written from its blocks as they are, a tile holding what it reads: a padded dimension
+    counts one more block per tile (the neighbour its edge block reads). The statistics a
+    pad repeats are not counted: the writers settle them first
     (:func:`daskpad._settle.settle_statistics`)."""
+    from ._assemble import own_grid
+
     out = []
     for g in groups(ds):
         numblocks = [len(c) for c in g.chunks]
-        halo = [int(d in padded_dims and len(c) > 1) for d, c in zip(g.dims, g.chunks)]
-        out.append((g, tile_shape(numblocks, halo, g.block_bytes, budget)))
+        faces = [d in padded_dims and len(c) > 1 for d, c in zip(g.dims, g.chunks)]
+        variables = [ds.variables[n] for n in g.names]
+        if g.dims and not any(needs_encoding(v) for v in variables):
+            handed = max(handed_share(own_grid(v.data).chunks, g.chunks) for v in variables)
+            shape = streamed_tile_shape(numblocks, faces, g.block_bytes, handed, budget)
+        else:
+            shape = tile_shape(numblocks, [int(f) for f in faces], g.block_bytes, budget)
+        out.append((g, shape))
     return Plan(tuple(out))
+
+
+def handed_share(blocks: Chunks, chunks: Chunks) -> float:
+    """The share of an array's bytes a streamed write from ``blocks`` into ``chunks``
+    hands on from block to block (:func:`daskpad._stream.handed_bytes`)."""
+    from ._stream import handed_bytes
+
+    size = math.prod(sum(c) for c in chunks)
+    return handed_bytes(blocks, chunks, 1) / size if size else 0.0
+
+
+def needs_encoding(var: Any) -> bool:
+    """Whether xarray would change ``var``'s values when storing it: CF encoding left to
+    apply (a decoded variable), or a dtype zarr does not take as it is."""
+    if var.dtype.kind not in "biufc":
+        return True
+    enc = var.encoding
+    cf = ("_FillValue", "missing_value", "scale_factor", "add_offset", "units", "calendar")
+    if any(k in enc for k in cf):
+        return True
+    return "dtype" in enc and np.dtype(enc["dtype"]) != var.dtype

@@ -116,19 +116,36 @@ def test_a_block_only_the_write_reads_is_read_inside_the_writing_task(tmp_path):
     np.testing.assert_array_equal(z[...], np.arange(48.0).reshape(6, 8))
 
 
-def test_blocks_wait_only_for_earlier_blocks_and_hand_on_thin_edges():
+def test_each_chunk_is_owned_by_its_largest_part_and_blocks_never_wait_in_a_cycle():
     blocks = ((2, 10, 10, 2), (10, 10))  # a pad of 2 around 20 x 20 in chunks of 10
     chunks = ((10, 10, 4), (10, 10))
     jobs = {j.index: j for j in _stream.jobs(blocks, chunks)}
-    for j in jobs.values():
-        assert all(w < j.index for w in j.waits)  # along every axis, as it happens here
-        for w in j.waits:
-            assert all(wi <= ji for wi, ji in zip(w, j.index))
     # the first pad row only hands on; each interior block writes the chunk it starts
     assert not jobs[0, 0].owned and jobs[0, 0].handed
     assert [o.chunk for o in jobs[1, 0].owned] == [(0, 0)] and jobs[1, 0].waits == ((0, 0),)
     # handed on: the edges, 2 rows of each block but the last pad's
     assert _stream.handed_bytes(blocks, chunks, 1) == (2 + 2 + 2) * 20
+    # a shift past half a chunk: each chunk owned by the block with its larger part
+    shifted = ((7, 10, 10, 3),)
+    axis = _stream.Axis.of(shifted[0], (10, 10, 10))
+    assert axis.owner == (0, 1, 2)  # chunk 0: 7 of block 0 and 3 of block 1
+    assert _stream.handed_bytes(shifted, ((10, 10, 10),), 1) == 3 + 3 + 3
+
+
+@given(data=st.data())
+def test_streamed_jobs_form_no_cycle_and_write_every_chunk_once(data):
+    ndim = data.draw(st.integers(1, 3))
+    shape = [data.draw(st.integers(1, 30)) for _ in range(ndim)]
+    blocks = tuple(sizes(n, data.draw) for n in shape)
+    chunks = tuple(sizes(n, data.draw) for n in shape)
+    jobs = {j.index: j for j in _stream.jobs(blocks, chunks)}
+    owned = sorted(o.chunk for j in jobs.values() for o in j.owned)
+    assert owned == sorted(itertools.product(*(range(len(c)) for c in chunks)))
+    done: set = set()
+    while len(done) < len(jobs):  # some job can always run: no cycle
+        ready = [i for i, j in jobs.items() if i not in done and set(j.waits) <= done]
+        assert ready
+        done.update(ready)
 
 
 def test_a_regridded_array_remembers_the_blocks_it_was_made_of():

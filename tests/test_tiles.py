@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import daskpad
 from daskpad import _settle, _tiles, _tiling
+from daskpad._assemble import own_grid
 from daskpad._dask import query_planning
 from daskpad._modes import MODES
 from daskpad.strategies import pad_cases
@@ -77,24 +78,32 @@ def test_tiles_cover_every_block_once(chunks, data):
     assert ntiles == math.prod(math.ceil(len(c) / k) for c, k in zip(chunks, shape))
 
 
-def test_plan_groups_variables_and_counts_the_halo_on_padded_dims():
+def test_plan_streams_plain_groups_and_counts_the_halo_of_encoded_ones():
     a = da.zeros((40, 30), chunks=10, dtype="f8")  # 800-byte blocks
+    w = xr.Variable(("t", "x"), da.zeros((5, 30), chunks=(1, 10), dtype="i2"))
+    w.encoding = {"scale_factor": 2.0}  # written through xarray's encoding: not streamed
     ds = xr.Dataset(
         {
             "u": (("y", "x"), a),
             "v": (("y", "x"), a.astype("f4")),
-            "w": (("t", "x"), da.zeros((5, 30), chunks=(1, 10), dtype="i2")),
+            "w": w,
             "numpy": (("y",), np.zeros(40)),
         }
     )
-    plan = _tiling.plan(ds, {"x"}, budget=(800 + 400) * 4)
-    (uv, shape_uv), (w, shape_w) = plan.shapes
-    assert uv.names == ("u", "v") and uv.block_bytes == 1200
-    # x is padded: a tile of k blocks along x reads k + 1; y is not: 2 x (1 + 1) blocks
-    assert shape_uv == (2, 1)
-    assert w.names == ("w",) and w.dims == ("t", "x") and shape_w == (5, 3)  # 5 x 3 x 200 B
-    assert plan.ntiles == 2 * 3 + 1 and not plan.whole
-    assert _tiling.plan(ds, {"x"}, budget=10**9).whole
+    with dask.config.set(num_workers=1):
+        plan = _tiling.plan(ds, {"x"}, budget=1200 * 8)
+        (uv, shape_uv), (wg, shape_w) = plan.shapes
+        assert uv.names == ("u", "v") and uv.block_bytes == 1200
+        # streamed: 3 blocks at work, nothing handed on (not padded), one face of 4 blocks
+        assert shape_uv == (4, 3)
+        assert _tiling.streamed_tile_shape((4, 3), (False, True), 1200, 0.0, 1200 * 8) == (4, 3)
+        assert _tiling.streamed_tile_shape((4, 3), (False, True), 1200, 0.0, 1200 * 6) == (3, 3)
+        # encoded, x padded: a tile of k blocks along x reads k + 1; t is not: 5 x 3 blocks
+        assert wg.names == ("w",) and wg.dims == ("t", "x") and shape_w == (5, 3)
+        assert plan.whole
+        small = _tiling.plan(ds, {"x"}, budget=20 * 4)  # (w: 20-byte blocks)
+        assert dict(small.shapes)[wg] == (2, 1)  # 2 x (1 + 1) blocks
+        assert small.ntiles == 4 * 3 + 3 * 3 and not small.whole
 
 
 @pytest.mark.parametrize(
@@ -330,15 +339,22 @@ def test_to_zarr_reads_whole_axis_statistics_once(tmp_path, mode):
     x = source.array(n, c)
     y = daskpad.pad(x, w, mode, chunks="regular")
     block_bytes = math.prod(max(cs) for cs in y.chunks) * 4
-    z = daskpad.to_zarr(y, tmp_path / "y.zarr", memory=9 * block_bytes, compressors=None)
+    with dask.config.set(num_workers=1):
+        z = daskpad.to_zarr(y, tmp_path / "y.zarr", memory=16 * block_bytes, compressors=None)
+        handed = _tiling.handed_share(own_grid(y).chunks, y.chunks)
+        k = _tiling.streamed_tile_shape(
+            y.numblocks, (True, True), block_bytes, handed, 16 * block_bytes
+        )
     gc.collect()
     peak, made = source.peak, source.made
     np.testing.assert_allclose(z[...], np.pad(x.compute(), w, mode), rtol=1e-6)
-    # a median holds whole lines: a column of 10 input blocks (as one tile's 3 x 3 would)
+    # a median holds whole lines: a column of 10 input blocks
     assert peak <= 10
-    # one pass per padded axis for the statistics, then 6 x 6 tiles reading at most 3 x 3
-    # input blocks (every edge tile reading whole axes again: 1024)
-    assert made <= 2 * n * n + 6 * 6 * 9
+    # one pass per padded axis for the statistics, then tiles reading at most their own
+    # blocks and one more along each axis (every edge tile reading whole axes again: 1024)
+    ntiles = math.prod(math.ceil(nb / kb) for nb, kb in zip(y.numblocks, k))
+    assert 1 < ntiles < 20
+    assert made <= 2 * n * n + ntiles * math.prod(kb + 1 for kb in k)
 
 
 def test_to_zarr_arguments(tmp_path, capsys):
@@ -351,7 +367,8 @@ def test_to_zarr_arguments(tmp_path, capsys):
     z = daskpad.to_zarr(x, tmp_path / "c.zarr", memory="168B", progress=True, zarr_format=2)
     assert z.metadata.zarr_format == 2 and z.chunks == (7,)
     np.testing.assert_array_equal(z[...], np.arange(50))
-    assert "100% Completed | tile 4 of 4" in capsys.readouterr().err  # 2 blocks per tile
+    # one block per tile: the blocks a streamed write holds at work alone are over 168 B
+    assert "100% Completed | tile 8 of 8" in capsys.readouterr().err
     with pytest.raises(FileExistsError):  # never over an existing store unless asked
         daskpad.to_zarr(x, tmp_path / "c.zarr", zarr_format=2)
     z0 = daskpad.to_zarr(da.ones((0, 4), chunks=2), tmp_path / "empty.zarr")
