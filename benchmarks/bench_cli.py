@@ -1,20 +1,25 @@
 """cli: the ``daskpad`` command (a fresh process per run) on a zarr store of n x n blocks.
 
-Blocks of 1024 x 1024 float32 (n = 8, 16, 32; zstd), reflect and mean (whole axis), pad 16
-along both dimensions, regular chunks: seconds in ``main`` and the process's peak resident
-memory, written in one piece (``--memory 1TB``) and tile by tile (``--memory 256MB``),
-against the same command with a zero width (a copy). asv: the ``--quick`` stores (4 x 4
-and 8 x 8 blocks of 64 x 64, ``--memory 64kB`` tile by tile); the command runs in a process
-of its own, so its numbers are ``track_*`` values read from that process, not asv's
-timings of this one.
+Blocks of 1024 x 1024 float32 (n = 16: 1.1 GB; zstd, zarr's default codec), pad 16 along
+both dimensions, regular chunks, in every mode with bounded slabs (``maximum:16`` is
+``--stat-length 16``) and the whole-axis statistics: seconds in ``main`` and the process's
+peak resident memory against the same command with a zero width (a copy), run in turn
+with it, round by round (medians of ``--repeat`` rounds). Cases: local threads with the
+default ``--memory`` (``threads``), tile by tile (``--memory 256MB``, ``tiled``) and on a
+2-worker local cluster (``--workers 2``, ``cluster``, not with ``--quick``; its baseline
+the copy on such a cluster; the memory of its worker processes is not measured). asv: the
+``--quick`` stores (4 x 4 and 8 x 8 blocks of 64 x 64, ``--memory 64kB`` tile by tile);
+the command runs in a process of its own, so its numbers are ``track_*`` values read from
+that process, not asv's timings of this one.
 """
 
 from __future__ import annotations
 
-import math
+import contextlib
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +56,25 @@ def _run_cli(argv: list[str]) -> tuple[float, float, str]:
     return float(fields["s"]), int(fields["maxrss_kb"]) / 1024, run.stdout
 
 
+#: the command's modes: bounded slabs first, then the whole-axis statistics
+CLI_MODES = [
+    "constant",
+    "edge",
+    "linear_ramp",
+    "reflect",
+    "symmetric",
+    "wrap",
+    "maximum:16",
+    "mean",
+    "maximum",
+]
+#: the cases of each mode (each against its own copy: a cluster's on the cluster)
+CLI_CASES = ("threads", "tiled", "cluster")
+
+
 def _cli_geometry(cfg):
     """(grid sides n, chunk side, --memory of the tiled runs)."""
-    sides = (4, 8) if cfg.quick else (8, 16, 32)
+    sides = (4, 8) if cfg.quick else (16,)
     chunk = 64 if cfg.quick else 1024
     memory = "64kB" if cfg.quick else "256MB"
     return sides, chunk, memory
@@ -68,14 +89,18 @@ def _write_source(src: Path, n: int, chunk: int) -> None:
     xr.Dataset({"v": (("y", "x"), x)}).to_zarr(src, zarr_format=3, consolidated=False)
 
 
-def _cli_argv(case: str, src: Path, dst: Path, mode: str, memory: str) -> list[str]:
-    """The command of a case: "unpadded" (a copy, a zero width), "whole" (in one piece),
-    "tiled" (tile by tile under ``memory``)."""
-    if case == "unpadded":
-        return ["pad", str(src), str(dst), "--width", "y=0"]
-    widths = ["--width", "y=16", "--width", "x=16", "--mode", mode]
-    limit = "1TB" if case == "whole" else memory
-    return ["pad", str(src), str(dst), *widths, "--memory", limit]
+def _cli_argv(case: str, src: Path | str, dst: Path | str, mode: str, memory: str) -> list[str]:
+    """The command of a case: "unpadded" (a copy, a zero width), "threads" (the default
+    ``--memory``), "whole" (``--memory 1TB``), "tiled" (tile by tile under ``memory``),
+    "cluster" (``--workers 2``); ``mode`` "" is the copy."""
+    where = ["--workers", "2"] if case == "cluster" else []
+    if case == "unpadded" or not mode:
+        return ["pad", str(src), str(dst), "--width", "y=0", *where]
+    name, _, length = mode.partition(":")
+    widths = ["--width", "y=16", "--width", "x=16", "--mode", name]
+    widths += ["--stat-length", length] if length else []
+    limit = {"whole": ["--memory", "1TB"], "tiled": ["--memory", memory]}.get(case, [])
+    return ["pad", str(src), str(dst), *widths, *limit, *where]
 
 
 def _tiles(out: str) -> int:
@@ -85,46 +110,133 @@ def _tiles(out: str) -> int:
     return int(first.split(" in ")[1].split()[0]) if tiled else 1
 
 
+@contextlib.contextmanager
+def _s3_server() -> Iterator[tuple[str, Any] | None]:
+    """An S3-compatible server on 127.0.0.1 (moto's server mode) with a bucket, and an
+    s3fs filesystem on it; None without moto and s3fs. The credentials go to the
+    environment, which the command inherits; the endpoint goes on its command line."""
+    try:
+        import s3fs
+        from moto.server import ThreadedMotoServer
+    except ImportError:
+        yield None
+        return
+    import logging
+    import os
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    saved = {k: os.environ.get(k) for k in _S3_CREDENTIALS}
+    os.environ.update(_S3_CREDENTIALS)
+    try:
+        host, port = server.get_host_and_port()
+        endpoint = f"http://{host}:{port}"
+        fs = s3fs.S3FileSystem(endpoint_url=endpoint, skip_instance_cache=True)
+        fs.mkdir("daskpad-bench")
+        yield endpoint, fs
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        server.stop()
+
+
+_S3_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "daskpad-bench",
+    "AWS_SECRET_ACCESS_KEY": "daskpad-bench",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+
+
+def _s3_row(cfg, src: Path, n: int, chunk: int) -> dict | None:
+    """The command reading SRC from and writing DST to an S3-compatible server on
+    127.0.0.1, reflect, against the same command copying it there."""
+    import statistics
+
+    with _s3_server() as server:
+        if server is None:
+            return None
+        endpoint, fs = server
+        fs.put(str(src), "daskpad-bench/src.zarr", recursive=True)
+        where = ["--storage-option", f"endpoint_url={endpoint}", "--no-progress"]
+
+        def run(mode: str) -> tuple[float, float, str]:
+            if fs.exists("daskpad-bench/dst.zarr"):
+                fs.rm("daskpad-bench/dst.zarr", recursive=True)
+            argv = _cli_argv(
+                "threads", "s3://daskpad-bench/src.zarr", "s3://daskpad-bench/dst.zarr", mode, ""
+            )
+            return _run_cli([*argv, *where])
+
+        copies, pads = [], []
+        for _ in range(cfg.repeat):
+            copies.append(run(""))
+            pads.append(run("reflect"))
+    row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": "reflect, S3 (moto, 127.0.0.1)"}
+    row["input MB"] = n * n * chunk * chunk * 4 / 1e6
+    t_copy = statistics.median(r[0] for r in copies)
+    t_pad = statistics.median(r[0] for r in pads)
+    m_copy = statistics.median(r[1] for r in copies)
+    m_pad = statistics.median(r[1] for r in pads)
+    row.update(
+        {"threads copy s": t_copy, "threads s": t_pad, "threads ratio": _ratio(t_pad, t_copy)}
+    )
+    row.update({"threads RSS MB": m_pad, "threads RSS ratio": _ratio(m_pad, m_copy)})
+    return row
+
+
 def section_cli(cfg) -> list[dict]:
-    """The command on a zarr store of n x n blocks (reflect, and mean over the whole axis;
-    pad 16, regular chunks): time and peak resident memory of the process, written in one
-    piece and tile by tile."""
+    """The command on a zarr store of n x n blocks in every mode: time and peak resident
+    memory of the process on local threads, tile by tile and on a 2-worker cluster, each
+    against the same command copying the store, round by round."""
+    import statistics
+
     sides, chunk, memory = _cli_geometry(cfg)
     block_mb = chunk * chunk * 4 / 1e6
     tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+    modes = ["reflect", "mean"] if cfg.quick else CLI_MODES
     rows = []
-
-    def best_of(argv: list[str]) -> tuple[float, float, str]:
-        best = (math.inf, 0.0, "")
-        for _ in range(cfg.repeat):
-            shutil.rmtree(dst, ignore_errors=True)
-            best = min(best, _run_cli([*argv, "--no-progress"]))
-        return best
-
     try:
         for n in sides:
-            src, dst = tmp / "src.zarr", tmp / "dst.zarr"
+            src = tmp / "src.zarr"
             _write_source(src, n, chunk)
-            t_copy, rss_copy, _ = best_of(_cli_argv("unpadded", src, dst, "", memory))
-            for mode in ("reflect", "mean"):
-                row: dict[str, Any] = {
-                    "blocks": f"{n} x {n}",
-                    "mode": mode,
-                    "input MB": n * n * block_mb,
-                    "unpadded s": t_copy,
-                    "unpadded RSS MB": rss_copy,
-                }
-                for case in ("whole", "tiled"):
-                    t, rss, out = best_of(_cli_argv(case, src, dst, mode, memory))
-                    row[f"{case} s"] = t
-                    row[f"{case} RSS MB"] = rss
+
+            def run(case: str, mode: str, src: Path = src) -> tuple[float, float, str]:
+                shutil.rmtree(tmp / "dst.zarr", ignore_errors=True)
+                argv = _cli_argv(case, src, tmp / "dst.zarr", mode, memory)
+                return _run_cli([*argv, "--no-progress"])
+
+            for mode in modes:
+                row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": mode}
+                row["input MB"] = n * n * block_mb
+                for case in CLI_CASES[:2] if cfg.quick else CLI_CASES:
+                    copies, pads = [], []
+                    for _ in range(cfg.repeat):
+                        copies.append(run("cluster" if case == "cluster" else "threads", ""))
+                        pads.append(run(case, mode))
+                    t_copy = statistics.median(r[0] for r in copies)
+                    t_pad = statistics.median(r[0] for r in pads)
+                    row[f"{case} copy s"] = t_copy
+                    row[f"{case} s"] = t_pad
+                    row[f"{case} ratio"] = _ratio(t_pad, t_copy)
+                    if case != "cluster":  # (the workers' memory is not the command's)
+                        m_copy = statistics.median(r[1] for r in copies)
+                        m_pad = statistics.median(r[1] for r in pads)
+                        row[f"{case} RSS MB"] = m_pad
+                        row[f"{case} RSS ratio"] = _ratio(m_pad, m_copy)
                     if case == "tiled":
-                        row["tiles"] = _tiles(out)
+                        row["tiles"] = _tiles(pads[-1][2])
                         row["--memory"] = memory
-                row["whole ratio"] = _ratio(row["whole s"], t_copy)
-                row["tiled ratio"] = _ratio(row["tiled s"], t_copy)
                 rows.append(row)
                 _progress(cfg, "cli", row)
+            s3 = None if cfg.quick else _s3_row(cfg, src, n, chunk)
+            if s3 is not None:
+                rows.append(s3)
+                _progress(cfg, "cli", s3)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rows

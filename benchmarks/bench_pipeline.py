@@ -2,9 +2,11 @@
 threads, against the same pipeline without padding.
 
 Pad 64 on 28672 x 28672 (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case.
-"pad+store tiled": daskpad's result stored with ``daskpad.to_zarr`` (default memory). In
-the report each case is run in turn with its unpadded baseline, round by round, so both
-see the same machine. asv: 1024 x 1024 in 256 x 256 chunks, pad 8 (the ``--quick`` size),
+"pad+store": into a new zarr store with zarr's default codec (zstd), daskpad's result with
+``daskpad.to_zarr`` (default memory), dask.array.pad's rechunked to the same chunks and
+stored with ``dask.array.to_zarr``, as is the unpadded array. In the report each case is
+run in turn with its unpadded baseline, round by round, so both see the same machine.
+asv: 1024 x 1024 in 256 x 256 chunks, pad 8 (the ``--quick`` size),
 "unpadded" shown as one more library beside daskpad and dask.array.pad.
 """
 
@@ -35,7 +37,6 @@ from .common import (
     _record,
     _store,
     lazy_source,
-    skip,
     tasks,
     timed_together,
 )
@@ -57,43 +58,31 @@ def _baselines(x: da.Array, tmp: Path) -> dict[str, Callable[[], Any]]:
     return {
         "reduce": lambda: x.sum(dtype=np.float64).compute(),
         "store": lambda: _store(x, str(tmp / "x.zarr"), x.chunks),
-        "store tiled": lambda: _store(x, str(tmp / "x.zarr"), x.chunks),
     }
 
 
 def _padded_run(lib, fn, x, w, tmp: Path, pipeline: str, mode: str, policy):
-    """(padded array, the pipeline on it) of one library, None where the library has no
-    such pipeline (only daskpad stores tile by tile)."""
-    if pipeline == "store tiled":
-        if lib != "daskpad":
-            return None
-        y = daskpad.pad(x, w, mode, chunks=policy)
-        return y, lambda: daskpad.to_zarr(y, tmp / "tiled.zarr", compressors=None, overwrite=True)
+    """(padded array, the pipeline on it) of one library."""
     if pipeline == "reduce":
         y = fn(x, w, mode)
         return y, lambda: y.sum(dtype=np.float64).compute()
-    # daskpad builds the policy's chunks itself; dask.array.pad's result is rechunked to
-    # the same chunks
-    y = daskpad.pad(x, w, mode, chunks=policy) if lib == "daskpad" else fn(x, w, mode)
+    if lib == "daskpad":  # its own writer, in the policy's chunks
+        y = daskpad.pad(x, w, mode, chunks=policy)
+        return y, lambda: daskpad.to_zarr(y, tmp / "daskpad.zarr", overwrite=True)
+    # dask.array.pad's result rechunked to the same chunks
+    y = fn(x, w, mode)
     target = regular_chunks(x.chunks, y.shape, even=policy == "even")
     return y, lambda: _store(y, str(tmp / f"{lib}.zarr"), target)
 
 
-def _pipeline_cases(modes: list[str], store_modes: list[str], tiled: bool):
+def _pipeline_cases(modes: list[str], store_modes: list[str]):
     """(pipeline, mode, chunk policy) of every row."""
-    cases = [("reduce", mode, None) for mode in modes] + [
+    return [("reduce", mode, None) for mode in modes] + [
         ("store", mode, policy) for policy in ("regular", "even") for mode in store_modes
     ]
-    if tiled:  # daskpad.to_zarr, tile by tile (statistics computed first)
-        cases += [
-            ("store tiled", mode, policy) for policy in ("regular", "even") for mode in store_modes
-        ]
-    return cases
 
 
-def _pipelines(
-    cfg, label: str, modes: list[str], store_modes: list[str], cluster=False, tiled=False
-):
+def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluster=False):
     shape, chunks, w = _pipeline_geometry(cfg, cluster)
     x = lazy_source(shape, chunks)
     padded_bytes = math.prod(n + 2 * w for n in shape) * 4
@@ -102,7 +91,7 @@ def _pipelines(
     rows = []
     baselines = _baselines(x, tmp)
     try:
-        for pipeline, mode, policy in _pipeline_cases(modes, store_modes, tiled):
+        for pipeline, mode, policy in _pipeline_cases(modes, store_modes):
             row: dict[str, Any] = {
                 "pipeline": f"pad+{pipeline}",
                 "mode": mode if policy is None else f"{mode} chunks={policy}",
@@ -121,7 +110,7 @@ def _pipelines(
             row["bytes ratio"] = byte_ratio
             for lib in LIBS:
                 if lib not in padded:
-                    row[f"{lib} s"] = None if pipeline == "store tiled" else "unsupported"
+                    row[f"{lib} s"] = "unsupported"
                     continue
                 t, m = result[lib]
                 _record(row, lib, t, m, padded[lib], verdict(lib, mode) == "ok")
@@ -134,9 +123,7 @@ def _pipelines(
 
 def section_pipeline(cfg) -> list[dict]:
     with dask.config.set(scheduler="threads"):
-        return _pipelines(
-            cfg, "pipeline", ALL_MODES, ["constant", "reflect", "wrap", "mean"], tiled=True
-        )
+        return _pipelines(cfg, "pipeline", ALL_MODES, ["constant", "reflect", "wrap", "mean"])
 
 
 # --------------------------------------------------------------------------------------
@@ -152,19 +139,15 @@ def pipeline_case(lib: str, pipeline: str, mode: str, tmp: Path, cluster: bool =
     if lib == UNPADDED:
         return x, _baselines(x, tmp)[pipeline]
     skip_unless_right(lib, mode)
-    case = _padded_run(lib, LIBS[lib], x, w, tmp, pipeline, mode, "regular")
-    if case is None:
-        skip(f"{lib}: only daskpad stores tile by tile")
-    return case
+    return _padded_run(lib, LIBS[lib], x, w, tmp, pipeline, mode, "regular")
 
 
 class Pipeline:
-    """pad+reduce, pad+store and pad+store tiled on local threads, beside the same
-    pipeline unpadded."""
+    """pad+reduce and pad+store on local threads, beside the same pipeline unpadded."""
 
     params = (
         WITH_UNPADDED,
-        ["reduce", "store", "store tiled"],
+        ["reduce", "store"],
         ["constant", "reflect", "wrap", "mean"],
     )
     param_names = ("library", "pipeline", "mode")

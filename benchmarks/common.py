@@ -193,11 +193,11 @@ def lazy_source(shape: tuple[int, ...], chunks: tuple[int, ...]) -> da.Array:
 
 
 def _store(y: da.Array, where: str, regular: tuple[tuple[int, ...], ...]) -> None:
-    """Write ``y`` to a new zarr store, first rechunked to ``regular`` unless zarr can take
-    its chunks as they are."""
+    """Write ``y`` to a new zarr store (zarr's default codec), first rechunked to
+    ``regular`` unless zarr can take its chunks as they are."""
     if not zarr_can_store(y.chunks):
         y = y.rechunk(regular)
-    da.to_zarr(y, where, compressors=None, overwrite=True)
+    da.to_zarr(y, where, overwrite=True)
 
 
 # --------------------------------------------------------------------------------------
