@@ -154,7 +154,7 @@ def test_tiled_writers_on_process_workers(client, tmp_path, mode):
     x = da.random.default_rng(7).random((300, 260), chunks=50)
     expected = np.pad(x.compute(), 7, mode=mode)
     y = daskpad.pad(x, 7, mode=mode, chunks="regular")
-    # tiles of 2 x 2 blocks: the zarr array travels to the workers in each tile's tasks
+    # tiles of a few blocks: the zarr array travels to the workers in each tile's tasks
     z = daskpad.to_zarr(y, tmp_path / "a.zarr", memory=9 * 50 * 50 * 8)
     np.testing.assert_allclose(z[...], expected, rtol=1e-12 if mode == "mean" else 0)
     ds = xr.Dataset({"v": (("r", "c"), x)}).pad2(r=7, c=7, mode=mode, chunks="regular")
@@ -162,7 +162,7 @@ def test_tiled_writers_on_process_workers(client, tmp_path, mode):
     got = xr.open_zarr(tmp_path / "b.zarr").v.values
     np.testing.assert_allclose(got, expected, rtol=1e-12 if mode == "mean" else 0)
     # the blocks were written by the cluster's workers
-    assert client.run_on_scheduler(_has_task_prefix, "write_block")
+    assert client.run_on_scheduler(_has_task_prefix, "daskpad-store")
     # every tile's graph had keys of its own, though neighbouring tiles read the same input
     # blocks: the scheduler could still be releasing the previous tile's keys (mean: the
     # statistics are computed first, in graphs of their own too)
