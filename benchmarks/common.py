@@ -100,16 +100,18 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, float, Any]:
 def timed_together(
     fns: dict[str, Callable[[], Any]], repeat: int = 1
 ) -> dict[str, tuple[float, float]]:
-    """``{name: (best wall seconds, peak extra MB of the best run)}``, the functions run in
-    turn in each of ``repeat`` rounds, so that a case and its baseline see the same machine
-    (on a small VM the speed drifts by 10-30% over minutes)."""
-    best = {name: (math.inf, 0.0) for name in fns}
+    """``{name: (median wall seconds, median peak extra MB)}`` over ``repeat`` rounds, the
+    functions run in turn in each round, so that a case and its baseline see the same
+    machine (on a small VM the speed drifts by 10-30% over minutes)."""
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
             t, m, _ = timed(fn)
-            if t < best[name][0]:
-                best[name] = (t, m)
-    return best
+            runs[name].append((t, m))
+    return {
+        name: (statistics.median(t for t, _ in r), statistics.median(m for _, m in r))
+        for name, r in runs.items()
+    }
 
 
 def tasks(x: da.Array) -> int:

@@ -8,9 +8,10 @@
 Prints one markdown table per section, with wall times, ratios, task counts and peak
 resident memory, and writes the raw numbers as JSON (``benchmarks/plot.py`` reads it).
 ``--quick`` shrinks every size so the whole run takes well under a minute (CI runs it).
-Timed cases are the best of ``--repeat`` runs (default 3, 1 with ``--quick``); in the
-pipeline and cluster sections each case is run in turn with its unpadded baseline, round by
-round, so both see the same machine (a small VM drifts by 10-30% over minutes).
+Timed cases are the best of ``--repeat`` runs (default 3, 1 with ``--quick``), but in the
+pipeline, cluster, big and cli sections, where each case is run in turn with its unpadded
+baseline, round by round, so both see the same machine (a small VM drifts by 10-30% over
+minutes), and each is the median of its rounds.
 Each section is a module of its own, ``benchmarks/bench_<section>.py``, which also holds
 the same scenario as asv benchmark classes at the ``--quick`` sizes (``asv run
 --python=same --quick``; see ``asv.conf.json``); the helpers they share are in
@@ -179,7 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         type=_big_mode,
         help=f"big: these modes (default: {' '.join(BIG_MODES)})",
     )
-    p.add_argument("--repeat", type=int, help="best of N (default 1 quick, 3 full)")
+    p.add_argument(
+        "--repeat", type=int, help="best, or paired median, of N (default 1 quick, 3 full)"
+    )
     p.add_argument(
         "--full-build",
         action="store_true",
