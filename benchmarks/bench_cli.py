@@ -16,6 +16,7 @@ that process, not asv's timings of this one.
 from __future__ import annotations
 
 import contextlib
+import math
 import shutil
 import sys
 import tempfile
@@ -240,6 +241,53 @@ def section_cli(cfg) -> list[dict]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rows
+
+
+def _bigstore_geometry(cfg) -> tuple[int, int, int]:
+    """(blocks per side, chunk side, pad width) of the bigger-than-memory store."""
+    if cfg.quick:
+        return 4, 64, 16
+    side = math.sqrt(cfg.bigstore_gb * 1e9 / 4)
+    return math.ceil(side / 1024), 1024, 256
+
+
+def section_bigstore(cfg) -> list[dict]:
+    """The command on a zarr store bigger than this machine's memory (``--bigstore-gb``,
+    31 GB of float32 by default, zstd; written once under ``--tmp`` and kept there for the
+    next run, never in the repository): pad 256, reflect, default ``--memory``, against the
+    same command copying the store, round by round (medians of ``--repeat``)."""
+    import statistics
+
+    n, chunk, width = _bigstore_geometry(cfg)
+    where = Path(cfg.tmp or tempfile.gettempdir())
+    src = where / f"daskpad-bigstore-{n}x{n}x{chunk}.zarr"
+    if not (src / "v" / "zarr.json").exists():
+        _write_source(src, n, chunk)
+    dst = where / "daskpad-bigstore-out.zarr"
+    pad = ["--width", f"y={width}", "--width", f"x={width}", "--mode", "reflect"]
+    cases = {"copy": ["--width", "y=0"], "reflect": pad}
+    runs: dict[str, list[tuple[float, float, str]]] = {k: [] for k in cases}
+    try:
+        for _ in range(cfg.repeat):
+            for case, argv in cases.items():
+                shutil.rmtree(dst, ignore_errors=True)
+                runs[case].append(_run_cli(["pad", str(src), str(dst), *argv, "--no-progress"]))
+    finally:
+        shutil.rmtree(dst, ignore_errors=True)
+    t = {k: statistics.median(r[0] for r in v) for k, v in runs.items()}
+    m = {k: statistics.median(r[1] for r in v) for k, v in runs.items()}
+    row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": f"reflect, pad {width}"}
+    row["input GB"] = n * n * chunk * chunk * 4 / 1e9
+    row["on disk GB"] = sum(f.stat().st_size for f in src.rglob("*") if f.is_file()) / 1e9
+    row.update({"copy s": t["copy"], "pad s": t["reflect"]})
+    row["ratio"] = _ratio(t["reflect"], t["copy"])
+    row.update({"copy RSS MB": m["copy"], "pad RSS MB": m["reflect"]})
+    row["tiles"] = _tiles(runs["reflect"][-1][2])
+    row["rounds"] = " ".join(
+        f"{a[0]:.0f}/{b[0]:.0f}" for a, b in zip(runs["copy"], runs["reflect"])
+    )
+    _progress(cfg, "bigstore", row)
+    return [row]
 
 
 # --------------------------------------------------------------------------------------

@@ -41,8 +41,8 @@ build        graph build at 10^4..10^6 chunks (2-D, 4x4 chunks, pad 3), each lib
              "call s" for the whole-axis statistics from 10^6 chunks.
 pipeline     pad+reduce and pad+store (zarr) of a lazily generated float32 array, local
              threads, against the same pipeline without padding: pad 64 on 28672 x 28672
-             (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case. "pad+store
-             tiled": daskpad's result stored with ``daskpad.to_zarr`` (default memory).
+             (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case; stores with
+             zarr's default codec, daskpad's result through ``daskpad.to_zarr``.
 cluster      the same on a 2-worker LocalCluster (process workers), by default on
              12288 x 12288 (0.6 GB, 2048 x 2048 chunks), pad 64 (``--cluster-*``).
 callable     mode=<function> on a ~1 GB array: time and peak memory.
@@ -51,16 +51,21 @@ storemem     input blocks held at once (counted with weakref finalizers) while a
              float32 array is padded and stored to zarr with regular chunks, n = 8, 16, 32
              (256 x 256 chunks, pad 16, local threads); dask.array.pad's result rechunked.
              Also ``daskpad.to_zarr`` (tile by tile, tiles reading at most 6 x 6 blocks).
-cli          the ``daskpad`` command (a fresh process per run) on a zarr store of n x n blocks
-             of 1024 x 1024 float32 (n = 8, 16, 32; zstd), reflect, pad 16 along both
-             dimensions, regular chunks: seconds in ``main`` and the process's peak
-             resident memory, written in one piece (``--memory 1TB``) and tile by tile
-             (``--memory 256MB``), against the same command with a zero width (a copy).
+cli          the ``daskpad`` command (a fresh process per run) on a zarr store of 16 x 16
+             blocks of 1024 x 1024 float32 (zstd), pad 16 along both dimensions, regular
+             chunks, every mode with bounded slabs and the whole-axis statistics: seconds
+             in ``main`` and the process's peak resident memory on local threads, tile by
+             tile (``--memory 256MB``) and on a 2-worker cluster, each against the same
+             command with a zero width (a copy); one row through an S3-compatible server
+             on 127.0.0.1 (moto).
 big          a lazily generated array larger than this machine's memory, padded in every
              mode and reduced, with peak resident memory; each mode is timed right after
              the same sum unpadded, its baseline. ``median`` reads 256 elements
              at each edge (``median:256``): a whole-axis median holds whole lines along
              each axis in turn, about the whole array (``--big-modes median`` runs it).
+bigstore     the command on a zarr store bigger than this machine's memory
+             (``--bigstore-gb``, 31 GB of float32 by default; written once under ``--tmp``
+             and kept for the next run): pad 256, reflect, against copying it.
 
 Memory: "<lib> MB" is the highest resident set size of this process, sampled every few
 milliseconds while the case runs, minus the resident size just before it. The allocator
@@ -85,7 +90,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1]))
 from benchmarks.bench_big import BIG_MODES, section_big
 from benchmarks.bench_build import BUILD_BIG_SIDE, section_build
 from benchmarks.bench_callable import section_callable
-from benchmarks.bench_cli import section_cli
+from benchmarks.bench_cli import section_bigstore, section_cli
 from benchmarks.bench_cluster import section_cluster
 from benchmarks.bench_correctness import section_correctness
 from benchmarks.bench_inmem import section_inmem
@@ -106,6 +111,7 @@ SECTIONS = {
     "storemem": section_storemem,
     "cli": section_cli,
     "big": section_big,
+    "bigstore": section_bigstore,
 }
 
 
@@ -152,6 +158,7 @@ TITLES = {
     "storemem": "Storing to zarr with regular chunks: input blocks held at once vs grid size",
     "cli": "The command on a zarr store of n x n blocks: in one piece and tile by tile",
     "big": "Bigger than memory: pad + reduce, daskpad only (peak MB = extra resident memory)",
+    "bigstore": "Bigger than memory: the command on a zarr store, against copying it",
 }
 
 
@@ -173,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="+", choices=list(SECTIONS), help="run only these")
     p.add_argument("--skip", nargs="+", choices=list(SECTIONS), default=[])
     p.add_argument("--big-gb", type=float, default=48.0, help="size of the 'big' array")
+    p.add_argument(
+        "--bigstore-gb", type=float, default=31.0, help="size of the 'bigstore' zarr store"
+    )
     p.add_argument(
         "--big-modes",
         nargs="+",

@@ -463,20 +463,49 @@ def block_program(
 
     A block's own task runs inside its step, as dask fuses a linear chain, when nothing
     else in the graph reads it (through dask's aliases too): a block read from a store is
-    then read and consumed by one task. Each step's result is released once the steps
-    waiting for it have run. Works with classic graphs and with query planning (the graph
-    of ``x`` optimised as ``dask.compute`` would)."""
-    from collections import Counter
+    then read and consumed by one task. When other tasks read it too, the step shares the
+    block if those lead only to the steps of blocks nearby (along every axis two blocks
+    away, or half the grid: a reflected pad beside the block, run about when the block is);
+    if they lead further (a wrapped pad at the far edge, a statistic of the whole axis), the
+    step computes the block again inside itself, rather than keep it in memory until the
+    far step runs. Each
+    step's result is released once the steps waiting for it have run. Works with classic
+    graphs and with query planning (the graph of ``x`` optimised as ``dask.compute``
+    would)."""
+    from collections import defaultdict
 
     from dask._task_spec import Alias, Task, TaskRef, convert_legacy_graph
     from dask.delayed import Delayed
 
     dsk, keys = optimized_graph([x])
     graph = convert_legacy_graph(dict(dsk))
-    refs: Counter[Hashable] = Counter()
-    for node in graph.values():
-        refs.update(node.dependencies)
+    dependents: defaultdict[Hashable, list[Hashable]] = defaultdict(list)
+    for k, node in graph.items():
+        for d in node.dependencies:
+            dependents[d].append(k)
     numblocks = x.numblocks
+    block_of = {k: index for index, k in zip(np.ndindex(*numblocks), keys)}
+
+    def steps_reading(key: Hashable, chain: list[Hashable]) -> set[tuple[int, ...]]:
+        """The blocks of ``x`` whose tasks read ``key`` other than through ``chain``."""
+        found: set[tuple[int, ...]] = set()
+        seen = set(chain)
+        stack = [d for d in dependents[key] if d not in seen]
+        while stack:
+            k = stack.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            if k in block_of:
+                found.add(block_of[k])
+            else:
+                stack.extend(dependents[k])
+        return found
+
+    def far(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+        """Whether blocks ``a`` and ``b`` are more than two blocks and half the grid apart
+        along some axis."""
+        return any(abs(i - j) > max(2, n // 2) for i, j, n in zip(a, b, numblocks))
 
     def first(index: tuple[int, ...]) -> Any:
         """The block's task, to run inline; or a reference to its key."""
@@ -486,11 +515,13 @@ def block_program(
             target = node.target.key if isinstance(node.target, TaskRef) else node.target
             chain.append(target)
             node = graph[target]
-        alone = not refs[key] and all(refs[k] == 1 for k in chain[1:])
-        if isinstance(node, Task) and alone:
-            for k in chain:
-                del graph[k]
-            return node
+        if isinstance(node, Task) and not dependents[key]:
+            if all(len(dependents[k]) == 1 for k in chain[1:]):
+                for k in chain:  # read by this step alone
+                    del graph[k]
+                return node
+            if any(far(r, index) for r in steps_reading(chain[-1], chain)):
+                return node  # computed again here: other steps, far away, read it too
         return TaskRef(chain[-1])
 
     waited: set[tuple[int, ...]] = set()

@@ -53,6 +53,7 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
         "storemem",
         "cli",
         "big",
+        "bigstore",
     }
     for name, rows in sections.items():
         assert rows, f"section {name} produced no rows"
@@ -83,6 +84,9 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     for row in sections["cli"]:
         assert row["tiles"] > 1 and row["tiled RSS MB"] > 0 and row["threads s"] > 0, row
         assert row["threads copy s"] > 0 and row["threads RSS MB"] > 0, row
+    # bigstore: the command padded and copied a store, with its peak memory
+    (bigstore,) = sections["bigstore"]
+    assert bigstore["pad s"] > 0 and bigstore["copy s"] > 0 and bigstore["pad RSS MB"] > 0
     # big: every mode, the median over a short stat_length (a whole-axis one holds whole
     # lines along each axis in turn)
     big = {r["mode"] for r in sections["big"]}
