@@ -5,7 +5,7 @@ both dimensions, regular chunks, in every mode with bounded slabs (``maximum:16`
 ``--stat-length 16``) and the whole-axis statistics: seconds in ``main`` and the process's
 peak resident memory against the same command with a zero width (a copy), run in turn
 with it, round by round (medians of ``--repeat`` rounds). Cases: local threads with the
-default ``--memory`` (``threads``), tile by tile (``--memory 256MB``, ``tiled``) and on a
+default ``--memory`` (``threads``), tile by tile (``--memory 64MB``, ``tiled``) and on a
 2-worker local cluster (``--workers 2``, ``cluster``, not with ``--quick``; its baseline
 the copy on such a cluster; the memory of its worker processes is not measured). asv: the
 ``--quick`` stores (4 x 4 and 8 x 8 blocks of 64 x 64, ``--memory 64kB`` tile by tile);
@@ -77,7 +77,7 @@ def _cli_geometry(cfg):
     """(grid sides n, chunk side, --memory of the tiled runs)."""
     sides = (4, 8) if cfg.quick else (16,)
     chunk = 64 if cfg.quick else 1024
-    memory = "64kB" if cfg.quick else "256MB"
+    memory = "64kB" if cfg.quick else "64MB"
     return sides, chunk, memory
 
 

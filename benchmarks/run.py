@@ -55,7 +55,7 @@ cli          the ``daskpad`` command (a fresh process per run) on a zarr store o
              blocks of 1024 x 1024 float32 (zstd), pad 16 along both dimensions, regular
              chunks, every mode with bounded slabs and the whole-axis statistics: seconds
              in ``main`` and the process's peak resident memory on local threads, tile by
-             tile (``--memory 256MB``) and on a 2-worker cluster, each against the same
+             tile (``--memory 64MB``) and on a 2-worker cluster, each against the same
              command with a zero width (a copy); one row through an S3-compatible server
              on 127.0.0.1 (moto).
 big          a lazily generated array larger than this machine's memory, padded in every
@@ -156,7 +156,7 @@ TITLES = {
     "callable": "mode=<function>, padded and reduced (peak MB = extra resident memory)",
     "wide": "Pads wider than the axis (ratio = time / numpy.pad)",
     "storemem": "Storing to zarr with regular chunks: input blocks held at once vs grid size",
-    "cli": "The command on a zarr store of n x n blocks: in one piece and tile by tile",
+    "cli": "The command on a zarr store: threads, tiles, a cluster, S3 (ratios to its copy)",
     "big": "Bigger than memory: pad + reduce, daskpad only (peak MB = extra resident memory)",
     "bigstore": "Bigger than memory: the command on a zarr store, against copying it",
 }
