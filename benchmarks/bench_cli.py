@@ -107,7 +107,7 @@ def _cli_argv(case: str, src: Path | str, dst: Path | str, mode: str, memory: st
 def _tiles(out: str) -> int:
     """Tiles the command wrote, from its first line of output (1: written in one piece)."""
     first = out.splitlines()[0]
-    tiled = " tiles, each reading" in first
+    tiled = " tiles, each holding" in first
     return int(first.split(" in ")[1].split()[0]) if tiled else 1
 
 

@@ -375,7 +375,8 @@ def regrid(a: da.Array, target: Chunks) -> da.Array:
     if target == a.chunks:
         return a
     if query_planning():
-        return _remembering(cast("da.Array", a.rechunk(target, threshold=ONE_STAGE)), lambda: a)
+        rechunked = cast("da.Array", a.rechunk(target, threshold=ONE_STAGE))
+        return _remembering(rechunked, lambda: own_grid(a))
     name = f"pad-regrid-{tokenize(a.name, target)}"
     return _remembering(
         _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a),

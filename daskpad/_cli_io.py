@@ -322,6 +322,8 @@ def remove_quietly(path: Path) -> None:
 def compute_with_progress(collections: list[Any], client: Any, progress: bool) -> None:
     """Compute ``collections`` locally (dask's ProgressBar) or on ``client``
     (distributed's), the bar on stderr."""
+    if not collections:
+        return
     if client is None:
         from dask.base import compute
         from dask.diagnostics.progress import ProgressBar

@@ -464,14 +464,13 @@ def block_program(
     A block's own task runs inside its step, as dask fuses a linear chain, when nothing
     else in the graph reads it (through dask's aliases too): a block read from a store is
     then read and consumed by one task. When other tasks read it too, the step shares the
-    block if those lead only to the steps of blocks nearby (along every axis two blocks
-    away, or half the grid: a reflected pad beside the block, run about when the block is);
-    if they lead further (a wrapped pad at the far edge, a statistic of the whole axis), the
-    step computes the block again inside itself, rather than keep it in memory until the
-    far step runs. Each
-    step's result is released once the steps waiting for it have run. Works with classic
-    graphs and with query planning (the graph of ``x`` optimised as ``dask.compute``
-    would)."""
+    block if those lead only to the steps of blocks nearby (along every axis at most
+    ``max(2, n // 2)`` blocks away, of ``n``: a reflected pad beside the block, run about
+    when the block is); if they lead further (a wrapped pad at the far edge, a statistic of
+    the whole axis), the step computes the block again inside itself, rather than keep it
+    in memory until the far step runs. Each step's result is released once the steps
+    waiting for it have run. Works with classic graphs and with query planning (the graph
+    of ``x`` optimised as ``dask.compute`` would)."""
     from collections import defaultdict
 
     from dask._task_spec import Alias, Task, TaskRef, convert_legacy_graph
@@ -516,7 +515,7 @@ def block_program(
             chain.append(target)
             node = graph[target]
         if isinstance(node, Task) and not dependents[key]:
-            if all(len(dependents[k]) == 1 for k in chain[1:]):
+            if all(len(dependents[k]) == 1 and k not in block_of for k in chain[1:]):
                 for k in chain:  # read by this step alone
                     del graph[k]
                 return node

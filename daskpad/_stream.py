@@ -19,7 +19,10 @@ A task waits for the neighbours whose parts it needs, never in a cycle: along on
 blocks that each needed a part of the other would both take part in the one chunk that
 holds the boundary between them, which has one owner; across axes a cycle would be one
 along some axis. What is held besides the blocks being written is the parts handed on, at
-most :func:`handed_bytes`: no more than half of each block along each axis.
+most :func:`handed_bytes` (for chunks no larger than blocks, at most half of each block
+along each axis). Where other tasks far away read a block too (a wrapped pad's far face, a
+whole-axis statistic), it is computed again for its write rather than held
+(:func:`daskpad._dask.block_program`).
 
 The geometry here is plain Python, the kernel (:func:`write_owned`) plain numpy and zarr;
 the graph is made by :func:`daskpad._dask.block_program`.
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,7 +116,8 @@ class BlockJob:
 def jobs(blocks: Chunks, chunks: Chunks, region: Sequence[range] | None = None) -> list[BlockJob]:
     """The job of every block of an array of ``blocks`` chunks with a piece in the output
     chunks ``region`` (per axis a range of chunk indices; all by default) of a target in
-    ``chunks``. Blocks outside the region's owners only hand on."""
+    ``chunks``: the chunks of the region it owns, and the parts it hands on to owners in
+    the region. A block that owns none of the region's chunks only hands on."""
     axes = [Axis.of(b, c) for b, c in zip(blocks, chunks)]
     if region is None:
         region = [range(len(c)) for c in chunks]
@@ -213,12 +217,6 @@ def done(*_: Any) -> None:
     return None
 
 
-def sinks(all_jobs: Sequence[BlockJob]) -> Iterator[Index]:
-    """The blocks no other block waits for."""
-    waited = {w for j in all_jobs for w in j.waits}
-    return (j.index for j in all_jobs if j.index not in waited)
-
-
 # --------------------------------------------------------------------------------------
 # the writes
 # --------------------------------------------------------------------------------------
@@ -226,16 +224,20 @@ def sinks(all_jobs: Sequence[BlockJob]) -> Iterator[Index]:
 
 def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) -> Any:
     """A delayed object that writes the dask array ``x`` (any chunks) into the zarr array
-    ``target`` (``x``'s shape, any regular chunks), over ``region`` (element slices on
-    ``target``'s chunk bounds; all of it by default), each block of ``x`` computed once.
-    None for an array without elements."""
+    ``target`` (``x``'s shape, any regular chunks or shards), over ``region`` (element
+    slices on ``target``'s chunk bounds; all of it by default), each zarr chunk (each shard
+    of a sharded array) written whole by one task, each block of ``x`` computed once (twice
+    where far-away tasks read it too, :func:`daskpad._dask.block_program`). None for an
+    array without elements."""
     import uuid
 
     from ._dask import block_program
 
     if x.size == 0:
         return None
-    chunks = tuple(tuple(_regular(n, c)) for n, c in zip(target.shape, target.chunks))
+    # a sharded array's chunks share a shard, which zarr rewrites whole: write shards
+    grid = getattr(target, "shards", None) or target.chunks
+    chunks = tuple(tuple(_regular(n, c)) for n, c in zip(target.shape, grid))
     ranges = None if region is None else chunk_ranges(chunks, region)
     blocks = tuple(tuple(int(n) for n in c) for c in x.chunks)
     steps = [

@@ -266,8 +266,9 @@ def v3_consolidation_quietly() -> Iterator[None]:
 def to_zarr(
     x: Any, store: Any, *, memory: int | str | None = None, progress: bool = False, **kwargs: Any
 ) -> Any:
-    """Store a dask array in a new zarr array, each of its blocks computed once, holding
-    about ``memory`` bytes at most.
+    """Store a dask array in a new zarr array, each of its blocks computed once (twice
+    where a wrapped pad or a whole-axis statistic reads it too), holding about ``memory``
+    bytes at most.
 
     ``dask.array.to_zarr`` of a padded array in regular chunks
     (``daskpad.pad(..., chunks="regular")`` or ``"even"``) assembles each output block from

@@ -123,26 +123,21 @@ def streamed_tile_shape(
     block_bytes: int,
     handed: float,
     budget: int,
-    threads: int | None = None,
 ) -> tuple[int, ...]:
     """Blocks per tile of a streamed write (:mod:`daskpad._stream`), which holds far less
-    than the blocks a tile reads: about three blocks per thread at work (the block, the
-    chunk assembled from it, zarr's encoded copy), the parts of its blocks handed on to
-    later ones (``handed``: their share of the tile's bytes, at most), and the blocks of
-    one face across a padded axis (``faces``), which a pad reads besides the block's own
-    task and dask's order may hold until the block is written. Grown evenly across axes
-    within ``budget`` bytes; a tile is one block when even that is over budget."""
-    if threads is None:
-        import dask
-
-        threads = dask.config.get("num_workers", None) or os.cpu_count() or 1
+    than the blocks a tile reads: the parts of its blocks handed on to later ones
+    (``handed``: their share of the tile's bytes, at most) and the blocks of one face
+    across a padded axis (``faces``), which a pad reads besides the block's own task and
+    dask's order may hold until the block is written. (The blocks at work, about three per
+    thread, come on top whatever the tile.) Grown evenly across axes within ``budget``
+    bytes; a tile is one block when even that is over budget."""
 
     def footprint(k: Sequence[int]) -> float:
         face = max(
             (math.prod(k[:a]) * math.prod(k[a + 1 :]) for a, f in enumerate(faces) if f),
             default=0,
         )
-        return block_bytes * (math.prod(k) * handed + face + 3 * threads)
+        return block_bytes * (math.prod(k) * handed + face)
 
     return _grown(numblocks, footprint, budget)
 

@@ -165,7 +165,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     how = (
         ""
         if tiling.whole
-        else f" in {tiling.ntiles} tiles, each reading at most {fmt_bytes(memory)} of input "
+        else f" in {tiling.ntiles} tiles, each holding about {fmt_bytes(memory)} at most "
         "(--memory; the input blocks at tile edges are read twice)"
     )
     if args.dry_run:

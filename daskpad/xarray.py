@@ -340,15 +340,16 @@ def to_zarr(
     progress: bool = False,
     **kwargs: Any,
 ) -> None:
-    """Write ``obj`` to a new zarr store tile by tile, holding about ``memory`` bytes of
-    input at once (:func:`daskpad.to_zarr` for a dataset).
+    """Write ``obj`` to a new zarr store block by block, tile by tile above ``memory``
+    bytes (:func:`daskpad.to_zarr` for a dataset).
 
     ``obj.to_zarr(store)`` computes every dask-backed variable at once. For padded
     variables in regular chunks (``pad2(..., chunks="regular")``) dask's ordering then
-    holds rows of input blocks, more the more blocks a row has. Here each variable is
-    written one tile of chunks per computation, the tiles as large as ``memory`` allows
-    for the input they read (with the neighbouring block along every dimension, so the
-    blocks along tile edges are read twice); coordinates and in-memory variables are
+    holds rows of input blocks, more the more blocks a row has. Here each variable xarray
+    stores as it is is written from the blocks it was made of, each computed once and each
+    zarr chunk written whole, once (:mod:`daskpad._stream`); a dataset whose write would
+    hold more than ``memory`` is written one tile of chunks per computation (the blocks
+    along tile edges are then read twice); coordinates and in-memory variables are
     written first, with the metadata, which is consolidated at the end, zarr v3 included
     (unless ``consolidated=False``), so xarray opens the store with one read. Any chunks
     will do: a variable in chunks zarr cannot store (the default chunks of ``pad2``) is
@@ -374,7 +375,7 @@ def to_zarr(
         zarr store object (``mode="w"`` replaces an existing one, only once the new one is
         complete where the store is a local path).
     memory : int or str, optional
-        Bytes of input a tile may read (``"1GB"`` works too); default 2 GiB, or a quarter
+        Bytes a tile's write may hold (``"1GB"`` works too); default 2 GiB, or a quarter
         of this machine's memory if less.
     progress : bool
         One progress bar over all the tiles.

@@ -277,7 +277,7 @@ def test_tiled_write_equals_the_whole_write(mode, mode_runs, sources, tmp_path):
     )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0].startswith(f"writing {dst} in ") and "tiles, each reading at most" in lines[0]
+    assert lines[0].startswith(f"writing {dst} in ") and "tiles, each holding about" in lines[0]
     ntiles = int(lines[0].split(" in ")[1].split()[0])
     assert ntiles > 10
     assert f"100% Completed | tile {ntiles} of {ntiles}" in run.stderr
@@ -305,11 +305,11 @@ def test_memory_in_dry_run(tmp_path, sources):
     dst = tmp_path / "never.zarr"
     run = daskpad("pad", sources[3], dst, *WIDTH_ARGS, *TILED, "--dry-run")
     assert run.returncode == 0, run.stderr
-    assert "tiles, each reading at most 1.0 kB of input (--memory" in run.stdout
+    assert "tiles, each holding about 1.0 kB at most (--memory" in run.stdout
     # a statistic of the whole axis too: it is computed first, then the tiles are written
     run = daskpad("pad", sources[3], dst, *WIDTH_ARGS, "--mode", "mean", *TILED, "--dry-run")
     assert run.returncode == 0, run.stderr
-    assert "tiles, each reading at most 1.0 kB of input (--memory" in run.stdout
+    assert "tiles, each holding about 1.0 kB at most (--memory" in run.stdout
     assert not dst.exists()
 
 

@@ -196,3 +196,23 @@ def test_a_padded_array_once_dropped_frees_its_input(tmp_path):
     del x, y, source
     gc.collect()
     assert alive() is None
+
+
+@given(data=st.data())
+def test_tiles_of_chunks_write_every_chunk_once_between_them(data):
+    ndim = data.draw(st.integers(1, 3))
+    shape = [data.draw(st.integers(1, 30)) for _ in range(ndim)]
+    blocks = tuple(sizes(n, data.draw) for n in shape)
+    chunks = tuple(sizes(n, data.draw) for n in shape)
+    per_tile = [data.draw(st.integers(1, len(c))) for c in chunks]
+    written = []
+    for first in itertools.product(*(range(0, len(c), k) for c, k in zip(chunks, per_tile))):
+        region = [range(f, min(f + k, len(c))) for f, k, c in zip(first, per_tile, chunks)]
+        jobs = _stream.jobs(blocks, chunks, region)
+        for j in jobs:
+            for o in j.owned:
+                assert all(c in r for c, r in zip(o.chunk, region))
+                written.append(o.chunk)
+            for w in j.waits:  # every part a tile's owner needs comes from this tile's jobs
+                assert w in {i.index for i in jobs}
+    assert sorted(written) == sorted(itertools.product(*(range(len(c)) for c in chunks)))
