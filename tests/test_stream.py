@@ -74,6 +74,13 @@ def sizes(n, draw):
     return tuple(out)
 
 
+def grids(data):
+    """Two random chunkings of one random shape of 1-3 axes (a block grid, a chunk grid)."""
+    ndim = data.draw(st.integers(1, 3))
+    shape = [data.draw(st.integers(1, 30)) for _ in range(ndim)]
+    return tuple(tuple(sizes(n, data.draw) for n in shape) for _ in range(2))
+
+
 @given(data=st.data())
 def test_streamed_write_equals_numpy_pad_and_writes_each_chunk_once(tmp_path_factory, data):
     ndim = data.draw(st.integers(1, 3))
@@ -159,10 +166,7 @@ def test_each_chunk_is_owned_by_its_largest_part_and_blocks_never_wait_in_a_cycl
 
 @given(data=st.data())
 def test_streamed_jobs_form_no_cycle_and_write_every_chunk_once(data):
-    ndim = data.draw(st.integers(1, 3))
-    shape = [data.draw(st.integers(1, 30)) for _ in range(ndim)]
-    blocks = tuple(sizes(n, data.draw) for n in shape)
-    chunks = tuple(sizes(n, data.draw) for n in shape)
+    blocks, chunks = grids(data)
     jobs = {j.index: j for j in _stream.jobs(blocks, chunks)}
     owned = sorted(o.chunk for j in jobs.values() for o in j.owned)
     assert owned == sorted(itertools.product(*(range(len(c)) for c in chunks)))
@@ -200,10 +204,7 @@ def test_a_padded_array_once_dropped_frees_its_input(tmp_path):
 
 @given(data=st.data())
 def test_tiles_of_chunks_write_every_chunk_once_between_them(data):
-    ndim = data.draw(st.integers(1, 3))
-    shape = [data.draw(st.integers(1, 30)) for _ in range(ndim)]
-    blocks = tuple(sizes(n, data.draw) for n in shape)
-    chunks = tuple(sizes(n, data.draw) for n in shape)
+    blocks, chunks = grids(data)
     per_tile = [data.draw(st.integers(1, len(c))) for c in chunks]
     written = []
     for first in itertools.product(*(range(0, len(c), k) for c, k in zip(chunks, per_tile))):
