@@ -178,6 +178,7 @@ def write_tiled(
     (scale_factor, _FillValue, times, strings, ...) goes through xarray's region writes,
     which encode it as the store says.
     """
+    import dask.array as da
     import xarray as xr
     import zarr
 
@@ -191,7 +192,15 @@ def write_tiled(
         arrays = statistics_settled([v.data for v in lazy], budget, progress)
         for var, settled in zip(lazy, arrays):
             var.data = settled
-    ds.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
+    # the metadata: xarray builds (and drops) a write of every dask-backed variable, whose
+    # graph, for a padded array of 87 x 87 blocks in regular chunks, takes seconds; those
+    # written straight below stand in as empty arrays of their chunks, whose graph is
+    # one layer of blocks
+    ds_meta = ds.copy(deep=False)
+    for var in ds_meta.variables.values():
+        if var.chunks is not None and var.ndim and not needs_encoding(var):
+            var.data = da.empty(var.shape, chunks=var.chunks, dtype=var.dtype)
+    ds_meta.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
     root: Any = zarr.open_group(store, mode="r+")
     fmt = root.metadata.zarr_format
     # the zarr arrays written straight, opened and checked once
