@@ -12,6 +12,7 @@ both graph modes, and that no other module reaches past this door.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import itertools
 import operator
@@ -450,93 +451,215 @@ def optimized_graph(collections: Sequence[Any]) -> tuple[Mapping[Hashable, Any],
     return expr.__dask_graph__(), list(flatten(expr.__dask_keys__()))
 
 
-def block_program(
-    x: Any,
-    steps: Sequence[tuple[tuple[int, ...], Sequence[tuple[int, ...]], Mapping[str, Any]]],
-    func: Callable[..., Any],
-    last: Callable[..., Any],
-    name: str,
-) -> Any:
-    """A delayed object whose computation runs, for each step ``(index, waits, kwargs)``,
-    ``func(block, *results of the steps of the blocks it waits for, **kwargs)`` on block
-    ``index`` of ``x``, and finally ``last(*results of the steps nobody waits for)``.
+Index = tuple[int, ...]
+#: a step of a block program: (block, blocks whose results it waits for, blocks it computes
+#: again inside itself, keyword arguments)
+Step = tuple[Index, Sequence[Index], Sequence[Index], Mapping[str, Any]]
 
-    A block's own task runs inside its step, as dask fuses a linear chain, when nothing
-    else in the graph reads it (through dask's aliases too): a block read from a store is
-    then read and consumed by one task. When other tasks read it too, the step shares the
-    block if those lead only to the steps of blocks nearby (along every axis at most
-    ``max(2, n // 2)`` blocks away, of ``n``: a reflected pad beside the block, run about
-    when the block is); if they lead further (a wrapped pad at the far edge, a statistic of
-    the whole axis), the step computes the block again inside itself, rather than keep it
-    in memory until the far step runs. Each step's result is released once the steps
-    waiting for it have run. Works with classic graphs and with query planning (the graph
-    of ``x`` optimised as ``dask.compute`` would)."""
-    from collections import defaultdict
 
-    from dask._task_spec import Alias, Task, TaskRef, convert_legacy_graph
-    from dask.delayed import Delayed
+class BlockGraph:
+    """The graph of the dask array ``x``, optimised as ``dask.compute`` would, read for a
+    program that runs one step per block of ``x`` (:meth:`program`). Works with classic
+    graphs and with query planning."""
 
-    dsk, keys = optimized_graph([x])
-    graph = convert_legacy_graph(dict(dsk))
-    dependents: defaultdict[Hashable, list[Hashable]] = defaultdict(list)
-    for k, node in graph.items():
-        for d in node.dependencies:
-            dependents[d].append(k)
-    numblocks = x.numblocks
-    block_of = {k: index for index, k in zip(np.ndindex(*numblocks), keys)}
+    def __init__(self, x: Any):
+        from collections import defaultdict
 
-    def steps_reading(key: Hashable, chain: list[Hashable]) -> set[tuple[int, ...]]:
-        """The blocks of ``x`` whose tasks read ``key`` other than through ``chain``."""
-        found: set[tuple[int, ...]] = set()
-        seen = set(chain)
-        stack = [d for d in dependents[key] if d not in seen]
+        from dask._task_spec import convert_legacy_graph
+
+        dsk, keys = optimized_graph([x])
+        self.keys: list[Hashable] = keys
+        self.graph = convert_legacy_graph(dict(dsk))
+        self.dependents: defaultdict[Hashable, list[Hashable]] = defaultdict(list)
+        for k, node in self.graph.items():
+            for d in node.dependencies:
+                self.dependents[d].append(k)
+        self.numblocks = tuple(x.numblocks)
+        self.block_of = {k: i for i, k in zip(np.ndindex(*self.numblocks), self.keys)}
+
+    def key(self, index: Index) -> Hashable:
+        return (
+            self.keys[int(np.ravel_multi_index(index, self.numblocks))] if index else self.keys[0]
+        )
+
+    def chain(self, index: Index) -> list[Hashable]:
+        """The block's key and the keys its dask aliases lead to, the task's last."""
+        from dask._task_spec import Alias, TaskRef
+
+        chain = [self.key(index)]
+        node = self.graph[chain[0]]
+        while isinstance(node, Alias):
+            target = node.target.key if isinstance(node.target, TaskRef) else node.target
+            chain.append(target)
+            node = self.graph[target]
+        return chain
+
+    def far(self, a: Index, b: Index) -> bool:
+        """Whether blocks ``a`` and ``b`` are more than two blocks and half the grid apart
+        along some axis."""
+        return any(abs(i - j) > max(2, n // 2) for i, j, n in zip(a, b, self.numblocks))
+
+    def steps_reading(self, key: Hashable, skip: Iterable[Hashable] = ()) -> set[Index]:
+        """The blocks of ``x`` whose tasks read ``key`` (not through ``skip``)."""
+        found: set[Index] = set()
+        seen = set(skip)
+        stack = [d for d in self.dependents[key] if d not in seen]
         while stack:
             k = stack.pop()
             if k in seen:
                 continue
             seen.add(k)
-            if k in block_of:
-                found.add(block_of[k])
+            if k in self.block_of:
+                found.add(self.block_of[k])
             else:
-                stack.extend(dependents[k])
+                stack.extend(self.dependents[k])
         return found
 
-    def far(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
-        """Whether blocks ``a`` and ``b`` are more than two blocks and half the grid apart
-        along some axis."""
-        return any(abs(i - j) > max(2, n // 2) for i, j, n in zip(a, b, numblocks))
+    @functools.cached_property
+    def late_blocks(self) -> frozenset[Index]:
+        """The blocks whose tasks read more than two other blocks, some of them far away:
+        a pad made of a statistic of the whole axis."""
+        ends = {self.chain(i)[-1]: i for i in self.block_of.values()}
+        late = set()
+        for index in self.block_of.values():
+            read: set[Index] = set()
+            seen: set[Hashable] = set()
+            stack = list(self.graph[self.chain(index)[-1]].dependencies)
+            while stack:
+                k = stack.pop()
+                if k in seen or k not in self.graph:
+                    continue
+                seen.add(k)
+                if k in ends:
+                    read.add(ends[k])
+                else:
+                    stack.extend(self.graph[k].dependencies)
+            read.discard(index)
+            if len(read) > 2 and any(self.far(r, index) for r in read):
+                late.add(index)
+        return frozenset(late)
 
-    def first(index: tuple[int, ...]) -> Any:
-        """The block's task, to run inline; or a reference to its key."""
-        key = keys[int(np.ravel_multi_index(index, numblocks))] if numblocks else keys[0]
-        chain, node = [key], graph[key]
-        while isinstance(node, Alias):
-            target = node.target.key if isinstance(node.target, TaskRef) else node.target
-            chain.append(target)
-            node = graph[target]
-        if isinstance(node, Task) and not dependents[key]:
-            if all(len(dependents[k]) == 1 and k not in block_of for k in chain[1:]):
-                for k in chain:  # read by this step alone
-                    del graph[k]
-                return node
-            if any(far(r, index) for r in steps_reading(chain[-1], chain)):
-                return node  # computed again here: other steps, far away, read it too
-        return TaskRef(chain[-1])
+    def program(
+        self,
+        steps: Sequence[Step],
+        func: Callable[..., Any],
+        last: Callable[..., Any],
+        name: str,
+    ) -> Any:
+        """A delayed object whose computation runs, for each step ``(index, waits, again,
+        kwargs)``, ``func(block, *results of the steps of the blocks it waits for,
+        again=(the blocks again computed anew), **kwargs)`` on block ``index`` of ``x``,
+        and finally ``last(*results of the steps nobody waits for)``. ``func`` returns a
+        dict.
 
-    waited: set[tuple[int, ...]] = set()
-    for index, waits, kwargs in steps:
-        key = (name, *index)
-        graph[key] = Task(
-            key,
-            func,
-            first(index),
-            *(TaskRef((name, *w)) for w in waits),
-            **kwargs,
-        )
-        waited.update(waits)
-    end = f"{name}-done"
-    graph[end] = Task(end, last, *(TaskRef((name, *i)) for i, _, _ in steps if i not in waited))
-    return Delayed(end, graph)
+        A block's own task runs inside its step, as dask fuses a linear chain, when nothing
+        else in the graph reads it (through dask's aliases too): a block read from a store
+        is then read and consumed by one task. A task that reads only the block and leads
+        only to the steps of late blocks (:meth:`late_blocks`: the partial statistics of a
+        whole-axis pad) runs inside the step too, on the same block, when the step is not
+        late itself (late steps never lead to others: no cycle), and its result is taken
+        from the step's. When other tasks read the block too, the step shares it if those
+        lead only to the steps of blocks nearby (along every axis at most ``max(2, n //
+        2)`` blocks away, of ``n``: a reflected pad beside the block, run about when the
+        block is); if they lead further (a wrapped pad at the far edge), the step computes
+        the block again inside itself, rather than keep it in memory until the far step
+        runs. Each step's result is released once the steps waiting for it have run."""
+        from dask._task_spec import Task, TaskRef, Tuple
+
+        def ref(key: Any) -> Any:
+            return TaskRef(key)
+
+        from dask.delayed import Delayed
+
+        graph, dependents = self.graph, self.dependents
+        late = {index for index, *_ in steps} & self.late_blocks
+
+        def folded(index: Index, chain: list[Hashable]) -> list[tuple[Hashable, Any]]:
+            """The tasks reading only the block that lead only to late steps: removed from
+            the graph, to run inside the step."""
+            if index in late:
+                return []
+            end, out = chain[-1], []
+            for d in list(dependents[end]):
+                node = graph.get(d)
+                if (
+                    d in chain
+                    or d in self.block_of
+                    or not isinstance(node, Task)
+                    or node.dependencies != {end}
+                ):
+                    continue
+                reached = self.steps_reading(d)
+                if reached and reached <= late:
+                    out.append((d, graph.pop(d)))
+                    dependents[end].remove(d)
+            return out
+
+        def first(index: Index, chain: list[Hashable]) -> Any:
+            """The block's task, to run inline; or a reference to its key."""
+            key, node = chain[0], graph[chain[-1]]
+            if isinstance(node, Task) and not dependents[key]:
+                if all(len(dependents[k]) == 1 and k not in self.block_of for k in chain[1:]):
+                    for k in chain:  # read by this step alone
+                        del graph[k]
+                    return node
+                if any(self.far(r, index) for r in self.steps_reading(chain[-1], chain)):
+                    return node  # computed again here: other steps, far away, read it too
+            return ref(chain[-1])
+
+        def anew(index: Index) -> Any:
+            """The block's task, to compute again inside another step (a block held in the
+            graph as data: a reference to it)."""
+            end = self.chain(index)[-1]
+            return graph[end] if isinstance(graph[end], Task) else ref(end)
+
+        # the tasks steps compute anew, taken before any step takes its own into itself
+        rereads = {i: anew(i) for _, _, agains, _ in steps for i in agains}
+        waited: set[Index] = set()
+        for index, waits, agains, kwargs in steps:
+            key = (name, *index)
+            chain = self.chain(index)
+            inside = folded(index, chain)
+            args = (first(index, chain), *(ref((name, *w)) for w in waits))
+            kw = {**kwargs, "again": Tuple(*(rereads[i] for i in agains)) if agains else ()}
+            if inside:
+                tasks = _Inside(tuple((d, node, chain[-1]) for d, node in inside))
+                graph[key] = Task(key, _with_inside, *args, _func=func, _inside=tasks, **kw)
+                for d, _ in inside:
+                    graph[d] = Task(d, _taken, ref(key), _InsideKey(d))
+            else:
+                graph[key] = Task(key, func, *args, **kw)
+            waited.update(waits)
+        end = f"{name}-done"
+        graph[end] = Task(end, last, *(ref((name, *s[0])) for s in steps if s[0] not in waited))
+        return Delayed(end, graph)
+
+
+@dataclass(frozen=True)
+class _Inside:
+    """Tasks a step runs on its block: (key, task, the key the task reads the block as)."""
+
+    tasks: tuple[tuple[Hashable, Any, Hashable], ...]
+
+
+@dataclass(frozen=True)
+class _InsideKey:
+    """Where a step's result keeps the result of a task it ran inside."""
+
+    key: Hashable
+
+
+def _with_inside(
+    block: Any, *args: Any, _func: Callable[..., Any], _inside: _Inside, **kwargs: Any
+) -> dict[Any, Any]:
+    out = dict(_func(block, *args, **kwargs))
+    for key, task, reads in _inside.tasks:
+        out[_InsideKey(key)] = task({reads: block})
+    return out
+
+
+def _taken(result: Mapping[Any, Any], key: _InsideKey) -> Any:
+    return result[key]
 
 
 # --------------------------------------------------------------------------------------

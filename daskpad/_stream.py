@@ -20,19 +20,25 @@ blocks that each needed a part of the other would both take part in the one chun
 holds the boundary between them, which has one owner; across axes a cycle would be one
 along some axis. What is held besides the blocks being written is the parts handed on, at
 most :func:`handed_bytes` (for chunks no larger than blocks, at most half of each block
-along each axis). Where other tasks far away read a block too (a wrapped pad's far face, a
-whole-axis statistic), it is computed again for its write rather than held
-(:func:`daskpad._dask.block_program`).
+along each axis). Where other tasks far away read a block too (a wrapped pad's far face),
+it is computed again for its write rather than held.
+
+A pad made of a statistic of the whole axis is *late*: it waits for every block along
+the axis. The blocks' partial statistics are computed inside their own writes, and the
+chunks with a part of a late pad are owned by the pad, which computes the block that would
+have owned the chunk again (a block of the first row or column), so that no block waits
+for a late one: each block is read once, those few twice, none held.
 
 The geometry here is plain Python, the kernel (:func:`write_owned`) plain numpy and zarr;
-the graph is made by :func:`daskpad._dask.block_program`.
+the graph is made by :class:`daskpad._dask.BlockGraph`.
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Sequence
+import math
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,7 +99,9 @@ class Axis:
 @dataclass(frozen=True)
 class Owned:
     """An output chunk a block writes: its region of the target, its shape, and where each
-    of its parts comes from (``None``: the block's own ``part``; else the block handing it)."""
+    of its parts comes from: ``(at, None, part)``, the block's own ``part``; ``(at, source,
+    None)``, handed on by block ``source``; ``(at, source, part)``, ``part`` of block
+    ``source`` computed again."""
 
     region: tuple[slice, ...]
     shape: tuple[int, ...]
@@ -105,35 +113,69 @@ class Owned:
 class BlockJob:
     """What the task of block ``index`` does: the chunks it writes, the parts it hands on
     (``(chunk, part)``: its ``part`` goes to output chunk ``chunk``), the blocks it waits
-    for."""
+    for, the blocks it computes again."""
 
     index: Index
     owned: tuple[Owned, ...]
     handed: tuple[tuple[Index, tuple[slice, ...]], ...]
     waits: tuple[Index, ...]
+    again: tuple[Index, ...] = ()
 
 
-def jobs(blocks: Chunks, chunks: Chunks, region: Sequence[range] | None = None) -> list[BlockJob]:
+def jobs(
+    blocks: Chunks,
+    chunks: Chunks,
+    region: Sequence[range] | None = None,
+    late: Collection[Index] = frozenset(),
+) -> list[BlockJob]:
     """The job of every block of an array of ``blocks`` chunks with a piece in the output
     chunks ``region`` (per axis a range of chunk indices; all by default) of a target in
     ``chunks``: the chunks of the region it owns, and the parts it hands on to owners in
-    the region. A block that owns none of the region's chunks only hands on."""
+    the region. A block that owns none of the region's chunks only hands on.
+
+    A chunk with a part of a ``late`` block (one computed after most others: a pad made of
+    a statistic of the whole axis) is owned by the late block with the largest part of it,
+    which computes again the block that would have owned it, instead of that block waiting
+    for the late one; the other blocks hand their parts on. Blocks that are not late then
+    never wait for late ones."""
     axes = [Axis.of(b, c) for b, c in zip(blocks, chunks)]
     if region is None:
         region = [range(len(c)) for c in chunks]
+    late = frozenset(late)
     # per axis: the blocks with a piece in the region
     involved = [
         sorted({b for c in r for b, _ in ax.contributors(c)}) for ax, r in zip(axes, region)
     ]
+    owners: dict[Index, tuple[Index, Index | None]] = {}
+
+    def owner(chunk: Index) -> tuple[Index, Index | None]:
+        """The chunk's owner, and the block it computes again (None: none)."""
+        if chunk not in owners:
+            natural = tuple(ax.owner[c] for ax, c in zip(axes, chunk))
+            found: tuple[Index, Index | None] = (natural, None)
+            if late and natural not in late:
+                members = itertools.product(*(ax.contributors(c) for ax, c in zip(axes, chunk)))
+                lates = [
+                    (math.prod(p.at.stop - p.at.start for _, p in m), tuple(b for b, _ in m))
+                    for m in members
+                    if tuple(b for b, _ in m) in late
+                ]
+                if lates:
+                    found = (max(lates)[1], natural)
+            owners[chunk] = found
+        return owners[chunk]
+
     out = []
     for index in itertools.product(*involved):
         mine = [[p for p in ax.pieces[b] if p.chunk in r] for ax, b, r in zip(axes, index, region)]
-        owned, handed, waits = [], [], set()
+        owned, handed, waits, again = [], [], set(), set()
         for combo in itertools.product(*mine):
             chunk = tuple(p.chunk for p in combo)
             part = tuple(p.block for p in combo)
-            if any(ax.owner[c] != b for ax, c, b in zip(axes, chunk, index)):
-                handed.append((chunk, part))
+            by, anew = owner(chunk)
+            if by != index:
+                if anew != index:  # (else the owner computes this block again)
+                    handed.append((chunk, part))
                 continue
             parts: list[tuple[tuple[slice, ...], Index | None, tuple[slice, ...] | None]] = []
             for each in itertools.product(*(ax.contributors(c) for ax, c in zip(axes, chunk))):
@@ -141,6 +183,9 @@ def jobs(blocks: Chunks, chunks: Chunks, region: Sequence[range] | None = None) 
                 at = tuple(p.at for _, p in each)
                 if source == index:
                     parts.append((at, None, part))
+                elif source == anew:
+                    again.add(source)
+                    parts.append((at, source, tuple(p.block for _, p in each)))
                 else:
                     waits.add(source)
                     parts.append((at, source, None))
@@ -153,7 +198,15 @@ def jobs(blocks: Chunks, chunks: Chunks, region: Sequence[range] | None = None) 
                     chunk,
                 )
             )
-        out.append(BlockJob(index, tuple(owned), tuple(handed), tuple(sorted(waits))))
+        out.append(
+            BlockJob(
+                index,
+                tuple(owned),
+                tuple(handed),
+                tuple(sorted(waits)),
+                tuple(sorted(again)),
+            )
+        )
     return out
 
 
@@ -194,20 +247,28 @@ def write_owned(
     index: Index,
     owned: tuple[Owned, ...],
     hands: tuple[tuple[Index, tuple[slice, ...]], ...],
+    reads: tuple[Index, ...] = (),
+    again: tuple[Any, ...] = (),
 ) -> dict[tuple[Index, Index], Any]:
-    """Write into ``target`` the chunks ``owned``, from ``block`` and the parts ``handed``
-    on by earlier blocks; return copies of the parts of ``block`` that ``hands`` names,
-    keyed by (this block, their chunk)."""
+    """Write into ``target`` the chunks ``owned``, from ``block``, the parts ``handed`` on
+    by earlier blocks and the blocks ``reads`` computed ``again``; return copies of the
+    parts of ``block`` that ``hands`` names, keyed by (this block, their chunk)."""
     got: dict[tuple[Index, Index], Any] = {}
     for h in handed:
         got.update(h)
+    anew = dict(zip(reads, again))
     for o in owned:
         if len(o.parts) == 1 and o.parts[0][1] is None:  # the block's own part, whole
             target[o.region] = block[o.parts[0][2]]
             continue
         out = np.empty_like(block, shape=o.shape)
         for at, source, part in o.parts:
-            out[at] = block[part] if source is None else got[source, o.chunk]
+            if source is None:
+                out[at] = block[part]
+            elif part is None:
+                out[at] = got[source, o.chunk]
+            else:
+                out[at] = anew[source][part]
         target[o.region] = out
     return {(index, chunk): block[part].copy() for chunk, part in hands}
 
@@ -227,11 +288,11 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
     ``target`` (``x``'s shape, any regular chunks or shards), over ``region`` (element
     slices on ``target``'s chunk bounds; all of it by default), each zarr chunk (each shard
     of a sharded array) written whole by one task, each block of ``x`` computed once (twice
-    where far-away tasks read it too, :func:`daskpad._dask.block_program`). None for an
+    where far-away tasks read it too, :class:`daskpad._dask.BlockGraph`). None for an
     array without elements."""
     import uuid
 
-    from ._dask import block_program
+    from ._dask import BlockGraph
 
     if x.size == 0:
         return None
@@ -240,15 +301,23 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
     chunks = tuple(tuple(_regular(n, c)) for n, c in zip(target.shape, grid))
     ranges = None if region is None else chunk_ranges(chunks, region)
     blocks = tuple(tuple(int(n) for n in c) for c in x.chunks)
+    graph = BlockGraph(x)
     steps = [
         (
             j.index,
             j.waits,
-            {"target": target, "index": j.index, "owned": j.owned, "hands": j.handed},
+            j.again,
+            {
+                "target": target,
+                "index": j.index,
+                "owned": j.owned,
+                "hands": j.handed,
+                "reads": j.again,
+            },
         )
-        for j in jobs(blocks, chunks, ranges)
+        for j in jobs(blocks, chunks, ranges, graph.late_blocks)
     ]
-    return block_program(x, steps, write_owned, done, f"daskpad-store-{uuid.uuid4().hex}")
+    return graph.program(steps, write_owned, done, f"daskpad-store-{uuid.uuid4().hex}")
 
 
 def _regular(n: int, size: int) -> list[int]:

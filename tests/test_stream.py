@@ -133,7 +133,33 @@ def test_one_streamed_write_holds_few_blocks_where_pads_read_far_away(tmp_path, 
     peak, made = source.peak, source.made
     np.testing.assert_allclose(z[...], np.pad(x.compute(), 3, mode), rtol=1e-6)
     assert peak <= 2 * n  # held with the blocks shared: 4 * n (wrap), n * n (mean)
-    assert made <= (n * n + 4 * n if mode == "wrap" else 2 * n * n)
+    # wrap: the far faces read twice; a statistic: the blocks owning the chunks of the
+    # first row and column, computed again by the pads there, which own those chunks
+    assert made <= n * n + (4 * n if mode == "wrap" else 2 * n)
+
+
+@pytest.mark.parametrize("mode", ["mean", "maximum", "minimum"])
+@pytest.mark.parametrize(
+    "chunks, most",
+    [
+        ((4, 5), 0),  # zarr chunks of (4, 5): the pad of 3 is the larger part of the first
+        (((3, 7, 1, 12), (16, 1)), 5),  # zarr chunks of (12, 16): 3 + 3 of the first
+    ],
+)
+def test_a_whole_axis_statistic_is_taken_from_the_blocks_own_writes(tmp_path, mode, chunks, most):
+    """The partial statistics of a block are computed inside its write, from the block
+    read there: each block is read once, but for those whose chunks a pad of the
+    statistic owns (a chunk of the first row or column), which the pad reads again."""
+    a = np.random.default_rng(2).random((23, 17))
+    source = Counted(a)
+    x = da.from_array(source, chunks=chunks, lock=False)
+    y = daskpad.pad(x, 3, mode=mode, chunks="regular")
+    out = daskpad.to_zarr(y, tmp_path / "y.zarr")
+    np.testing.assert_allclose(out[...], np.pad(a, 3, mode=mode), rtol=1e-12)
+    assert len(source.reads) == math.prod(x.numblocks)
+    assert set(source.reads.values()) <= {1, 2}
+    twice = sum(n == 2 for n in source.reads.values())
+    assert twice == most <= sum(math.prod(out.cdata_shape) // n for n in out.cdata_shape)
 
 
 def test_a_block_only_the_write_reads_is_read_inside_the_writing_task(tmp_path):
