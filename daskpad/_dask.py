@@ -517,12 +517,13 @@ class BlockGraph:
 
     @functools.cached_property
     def late_blocks(self) -> frozenset[Index]:
-        """The blocks whose tasks read more than two other blocks, some of them far away:
-        a pad made of a statistic of the whole axis."""
+        """The blocks whose tasks read more than two other blocks (a pad made of a
+        statistic of the whole axis, a linear ramp, whose arithmetic depends on its whole
+        face), or read a late block: they run once most others have."""
         ends = {self.chain(i)[-1]: i for i in self.block_of.values()}
-        late = set()
+        reads: dict[Index, set[Index]] = {}
         for index in self.block_of.values():
-            read: set[Index] = set()
+            found: set[Index] = set()
             seen: set[Hashable] = set()
             stack = list(self.graph[self.chain(index)[-1]].dependencies)
             while stack:
@@ -531,13 +532,51 @@ class BlockGraph:
                     continue
                 seen.add(k)
                 if k in ends:
-                    read.add(ends[k])
+                    found.add(ends[k])
                 else:
                     stack.extend(self.graph[k].dependencies)
-            read.discard(index)
-            if len(read) > 2 and any(self.far(r, index) for r in read):
-                late.add(index)
+            found.discard(index)
+            reads[index] = found
+        late = {index for index, found in reads.items() if len(found) > 2}
+        while grown := {i for i, found in reads.items() if i not in late and found & late}:
+            late |= grown
         return frozenset(late)
+
+    @functools.cached_property
+    def folds(self) -> dict[Index, list[tuple[Hashable, set[Index]]]]:
+        """Per block not late, the tasks that read only it and lead only to the steps of
+        late blocks (the partial statistics of a whole-axis pad, the edge a linear ramp
+        starts from), and those steps: they can run inside the block's own step."""
+        from dask._task_spec import Task
+
+        out: dict[Index, list[tuple[Hashable, set[Index]]]] = {}
+        for index in self.block_of.values():
+            if index in self.late_blocks:
+                continue
+            chain = self.chain(index)
+            end = chain[-1]
+            for d in self.dependents[end]:
+                node = self.graph.get(d)
+                if (
+                    d in chain
+                    or d in self.block_of
+                    or not isinstance(node, Task)
+                    or node.dependencies != {end}
+                ):
+                    continue
+                reached = self.steps_reading(d)
+                if reached and reached <= self.late_blocks:
+                    out.setdefault(index, []).append((d, reached))
+        return out
+
+    @property
+    def owned_late(self) -> frozenset[Index]:
+        """The late blocks that own the chunks they have a part of
+        (:func:`daskpad._stream.jobs`): all of them when some task runs inside a block's
+        step for them (:attr:`folds`), so that no block waits for a late one; otherwise
+        none (a late block's chunks are then owned as any others', computing no block
+        again)."""
+        return self.late_blocks if self.folds else frozenset()
 
     def program(
         self,
@@ -572,27 +611,16 @@ class BlockGraph:
         from dask.delayed import Delayed
 
         graph, dependents = self.graph, self.dependents
-        late = {index for index, *_ in steps} & self.late_blocks
+        late = {index for index, *_ in steps} & self.owned_late
 
         def folded(index: Index, chain: list[Hashable]) -> list[tuple[Hashable, Any]]:
-            """The tasks reading only the block that lead only to late steps: removed from
-            the graph, to run inside the step."""
-            if index in late:
-                return []
-            end, out = chain[-1], []
-            for d in list(dependents[end]):
-                node = graph.get(d)
-                if (
-                    d in chain
-                    or d in self.block_of
-                    or not isinstance(node, Task)
-                    or node.dependencies != {end}
-                ):
-                    continue
-                reached = self.steps_reading(d)
-                if reached and reached <= late:
+            """The tasks that run inside the block's step (:attr:`folds`), removed from the
+            graph."""
+            out = []
+            for d, reached in self.folds.get(index, ()):
+                if reached <= late and d in graph:
                     out.append((d, graph.pop(d)))
-                    dependents[end].remove(d)
+                    dependents[chain[-1]].remove(d)
             return out
 
         def first(index: Index, chain: list[Hashable]) -> Any:

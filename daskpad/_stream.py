@@ -24,10 +24,12 @@ along each axis). Where other tasks far away read a block too (a wrapped pad's f
 it is computed again for its write rather than held.
 
 A pad made of a statistic of the whole axis is *late*: it waits for every block along
-the axis. The blocks' partial statistics are computed inside their own writes, and the
-chunks with a part of a late pad are owned by the pad, which computes the block that would
-have owned the chunk again (a block of the first row or column), so that no block waits
-for a late one: each block is read once, those few twice, none held.
+the axis (a linear ramp, for every block of its face, whose steps numpy checks all at
+once). What the pad takes of each block (a partial statistic, an edge) is computed inside
+the block's own write, and the chunks with a part of a late pad are owned by the pad,
+which computes the block that would have owned the chunk again (a block of the first row
+or column), so that no block waits for a late one: each block is read once, those few
+twice, none held (:class:`daskpad._dask.BlockGraph`).
 
 The geometry here is plain Python, the kernel (:func:`write_owned`) plain numpy and zarr;
 the graph is made by :class:`daskpad._dask.BlockGraph`.
@@ -315,7 +317,7 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
                 "reads": j.again,
             },
         )
-        for j in jobs(blocks, chunks, ranges, graph.late_blocks)
+        for j in jobs(blocks, chunks, ranges, graph.owned_late)
     ]
     return graph.program(steps, write_owned, done, f"daskpad-store-{uuid.uuid4().hex}")
 
