@@ -519,7 +519,8 @@ class BlockGraph:
     def late_blocks(self) -> frozenset[Index]:
         """The blocks whose tasks read more than two other blocks (a pad made of a
         statistic of the whole axis, a linear ramp, whose arithmetic depends on its whole
-        face), or read a late block: they run once most others have."""
+        face), a block far away (:meth:`far`: a wrapped pad), or a late block: they run
+        once most others have."""
         ends = {self.chain(i)[-1]: i for i in self.block_of.values()}
         reads: dict[Index, set[Index]] = {}
         for index in self.block_of.values():
@@ -537,7 +538,9 @@ class BlockGraph:
                     stack.extend(self.graph[k].dependencies)
             found.discard(index)
             reads[index] = found
-        late = {index for index, found in reads.items() if len(found) > 2}
+        late = {
+            i for i, found in reads.items() if len(found) > 2 or any(self.far(r, i) for r in found)
+        }
         while grown := {i for i, found in reads.items() if i not in late and found & late}:
             late |= grown
         return frozenset(late)
@@ -613,12 +616,16 @@ class BlockGraph:
         graph, dependents = self.graph, self.dependents
         late = {index for index, *_ in steps} & self.owned_late
 
+        taken: set[Hashable] = set()
+
         def folded(index: Index, chain: list[Hashable]) -> list[tuple[Hashable, Any]]:
             """The tasks that run inside the block's step (:attr:`folds`), removed from the
             graph."""
             out = []
             for d, reached in self.folds.get(index, ()):
-                if reached <= late and d in graph:
+                # (once: two blocks of x may be one block read twice, a pad of a short axis)
+                if reached <= late and d not in taken:
+                    taken.add(d)
                     out.append((d, graph.pop(d)))
                     dependents[chain[-1]].remove(d)
             return out
@@ -643,18 +650,22 @@ class BlockGraph:
 
         # the tasks steps compute anew, taken before any step takes its own into itself
         rereads = {i: anew(i) for _, _, agains, _ in steps for i in agains}
+        # what runs inside the steps, before any step takes its block's task into itself
+        # (a folded task may be a late block's own: a wrapped pad's slab)
+        insides = {}
+        for index, *_ in steps:
+            chain = self.chain(index)
+            inside = insides[index] = [(d, node, chain[-1]) for d, node in folded(index, chain)]
+            for d, _, _ in inside:
+                graph[d] = Task(d, _taken, ref((name, *index)), _InsideKey(d))
         waited: set[Index] = set()
         for index, waits, agains, kwargs in steps:
             key = (name, *index)
-            chain = self.chain(index)
-            inside = folded(index, chain)
-            args = (first(index, chain), *(ref((name, *w)) for w in waits))
+            args = (first(index, self.chain(index)), *(ref((name, *w)) for w in waits))
             kw = {**kwargs, "again": Tuple(*(rereads[i] for i in agains)) if agains else ()}
-            if inside:
-                tasks = _Inside(tuple((d, node, chain[-1]) for d, node in inside))
+            if insides[index]:
+                tasks = _Inside(tuple(insides[index]))
                 graph[key] = Task(key, _with_inside, *args, _func=func, _inside=tasks, **kw)
-                for d, _ in inside:
-                    graph[d] = Task(d, _taken, ref(key), _InsideKey(d))
             else:
                 graph[key] = Task(key, func, *args, **kw)
             waited.update(waits)
@@ -682,7 +693,9 @@ def _with_inside(
 ) -> dict[Any, Any]:
     out = dict(_func(block, *args, **kwargs))
     for key, task, reads in _inside.tasks:
-        out[_InsideKey(key)] = task({reads: block})
+        value = task({reads: block})
+        # (a view would hold the whole block until the late step that takes it runs)
+        out[_InsideKey(key)] = value.copy() if getattr(value, "base", None) is not None else value
     return out
 
 

@@ -20,16 +20,16 @@ blocks that each needed a part of the other would both take part in the one chun
 holds the boundary between them, which has one owner; across axes a cycle would be one
 along some axis. What is held besides the blocks being written is the parts handed on, at
 most :func:`handed_bytes` (for chunks no larger than blocks, at most half of each block
-along each axis). Where other tasks far away read a block too (a wrapped pad's far face),
-it is computed again for its write rather than held.
+along each axis). Where other tasks far away read a block too, it is computed again for
+its write rather than held.
 
 A pad made of a statistic of the whole axis is *late*: it waits for every block along
 the axis (a linear ramp, for every block of its face, whose steps numpy checks all at
-once). What the pad takes of each block (a partial statistic, an edge) is computed inside
-the block's own write, and the chunks with a part of a late pad are owned by the pad,
-which computes the block that would have owned the chunk again (a block of the first row
-or column), so that no block waits for a late one: each block is read once, those few
-twice, none held (:class:`daskpad._dask.BlockGraph`).
+once; a wrapped pad for the far face). What the pad takes of each block (a partial
+statistic, an edge) is computed inside the block's own write, and the chunks with a part
+of a late pad are owned by the pad, which computes the block that would have owned the
+chunk again (a block of the first row or column), so that no block waits for a late one:
+each block is read once, those few twice, none held (:class:`daskpad._dask.BlockGraph`).
 
 The geometry here is plain Python, the kernel (:func:`write_owned`) plain numpy and zarr;
 the graph is made by :class:`daskpad._dask.BlockGraph`.

@@ -276,8 +276,8 @@ def to_zarr(
     x: Any, store: Any, *, memory: int | str | None = None, progress: bool = False, **kwargs: Any
 ) -> Any:
     """Store a dask array in a new zarr array, each of its blocks computed once (twice
-    where a wrapped pad reads it too, and where a pad of a whole-axis statistic owns its
-    first chunks), holding about ``memory`` bytes at most.
+    the first row or column of blocks beside a pad that waits for far blocks: wrap,
+    linear_ramp, a whole-axis statistic), holding about ``memory`` bytes at most.
 
     ``dask.array.to_zarr`` of a padded array in regular chunks
     (``daskpad.pad(..., chunks="regular")`` or ``"even"``) assembles each output block from
