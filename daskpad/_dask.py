@@ -16,7 +16,7 @@ import functools
 import gc
 import itertools
 import operator
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -453,7 +453,7 @@ def optimized_graph(collections: Sequence[Any]) -> tuple[Mapping[Hashable, Any],
 
 Index = tuple[int, ...]
 #: a step of a block program: (block, blocks whose results it waits for, blocks it computes
-#: again inside itself, keyword arguments)
+#: anew inside itself, keyword arguments)
 Step = tuple[Index, Sequence[Index], Sequence[Index], Mapping[str, Any]]
 
 
@@ -476,6 +476,7 @@ class BlockGraph:
                 self.dependents[d].append(k)
         self.numblocks = tuple(x.numblocks)
         self.block_of = {k: i for i, k in zip(np.ndindex(*self.numblocks), self.keys)}
+        self._programmed = False
 
     def key(self, index: Index) -> Hashable:
         return (
@@ -519,8 +520,8 @@ class BlockGraph:
     def late_blocks(self) -> frozenset[Index]:
         """The blocks whose tasks read more than two other blocks (a pad made of a
         statistic of the whole axis, a linear ramp, whose arithmetic depends on its whole
-        face), a block far away (:meth:`far`: a wrapped pad), or a late block: they run
-        once most others have."""
+        face, a reflected pad wider than two blocks), a block far away (:meth:`far`: a
+        wrapped pad), or a late block: they run once most others have."""
         ends = {self.chain(i)[-1]: i for i in self.block_of.values()}
         reads: dict[Index, set[Index]] = {}
         for index in self.block_of.values():
@@ -572,14 +573,16 @@ class BlockGraph:
                     out.setdefault(index, []).append((d, reached))
         return out
 
-    @property
-    def owned_late(self) -> frozenset[Index]:
-        """The late blocks that own the chunks they have a part of
-        (:func:`daskpad._stream.jobs`): all of them when some task runs inside a block's
-        step for them (:attr:`folds`), so that no block waits for a late one; otherwise
-        none (a late block's chunks are then owned as any others', computing no block
-        again)."""
-        return self.late_blocks if self.folds else frozenset()
+    def owned_late(self, blocks: Collection[Index]) -> frozenset[Index]:
+        """The late blocks among ``blocks`` that own the chunks they have a part of
+        (:func:`daskpad._stream.jobs`): all of them when a task runs inside the step of one
+        of ``blocks`` for them (:attr:`folds`, every step it leads to among ``blocks``), so
+        that no block waits for a late one; otherwise none (a late block's chunks are then
+        owned as any others', no block computed again for nothing)."""
+        late = self.late_blocks & frozenset(blocks)
+        if any(i in blocks and r <= late for i, fs in self.folds.items() for _, r in fs):
+            return late
+        return frozenset()
 
     def program(
         self,
@@ -587,35 +590,40 @@ class BlockGraph:
         func: Callable[..., Any],
         last: Callable[..., Any],
         name: str,
+        late: Collection[Index] = frozenset(),
     ) -> Any:
-        """A delayed object whose computation runs, for each step ``(index, waits, again,
+        """A delayed object whose computation runs, for each step ``(index, waits, rereads,
         kwargs)``, ``func(block, *results of the steps of the blocks it waits for,
-        again=(the blocks again computed anew), **kwargs)`` on block ``index`` of ``x``,
-        and finally ``last(*results of the steps nobody waits for)``. ``func`` returns a
-        dict.
+        rereads=((index, that block computed anew), ...), **kwargs)`` on block ``index``
+        of ``x``, and finally ``last(*results of the steps nobody waits for)``. ``func``
+        returns a dict. ``late`` are the steps that own the chunks of late blocks
+        (:meth:`owned_late`): no other step may wait for one of them. A graph makes one
+        program.
 
         A block's own task runs inside its step, as dask fuses a linear chain, when nothing
         else in the graph reads it (through dask's aliases too): a block read from a store
         is then read and consumed by one task. A task that reads only the block and leads
-        only to the steps of late blocks (:meth:`late_blocks`: the partial statistics of a
-        whole-axis pad) runs inside the step too, on the same block, when the step is not
-        late itself (late steps never lead to others: no cycle), and its result is taken
-        from the step's. When other tasks read the block too, the step shares it if those
-        lead only to the steps of blocks nearby (along every axis at most ``max(2, n //
-        2)`` blocks away, of ``n``: a reflected pad beside the block, run about when the
-        block is); if they lead further (a wrapped pad at the far edge), the step computes
-        the block again inside itself, rather than keep it in memory until the far step
-        runs. Each step's result is released once the steps waiting for it have run."""
-        from dask._task_spec import Task, TaskRef, Tuple
-
-        def ref(key: Any) -> Any:
-            return TaskRef(key)
-
+        only to ``late`` steps (:attr:`folds`: the partial statistics of a whole-axis pad)
+        runs inside the step too, on the same block, when the step is not late itself, and
+        its result is taken from the step's right away: since steps that are not late
+        never wait for late ones, no cycle. When other tasks read the block too, the step
+        shares it if those lead only to steps of blocks nearby (along every axis at most
+        ``max(2, n // 2)`` blocks away, of ``n``: a reflected pad beside the block, run
+        about when the block is); if they lead further (a wrapped pad at the far edge that
+        takes from two blocks), the step computes the block again inside itself, rather
+        than keep it in memory until that step runs. Each step's result is released
+        once the steps waiting for it have run."""
+        from dask._task_spec import Task, parse_input
         from dask.delayed import Delayed
 
+        if self._programmed:
+            raise RuntimeError("a BlockGraph makes one program: its graph is changed by it")
+        self._programmed = True
         graph, dependents = self.graph, self.dependents
-        late = {index for index, *_ in steps} & self.owned_late
-
+        late = frozenset(late)
+        for index, waits, _, _ in steps:
+            if index not in late and set(waits) & late:
+                raise RuntimeError(f"step {index} waits for a late step: a daskpad bug")
         taken: set[Hashable] = set()
 
         def folded(index: Index, chain: list[Hashable]) -> list[tuple[Hashable, Any]]:
@@ -624,7 +632,7 @@ class BlockGraph:
             out = []
             for d, reached in self.folds.get(index, ()):
                 # (once: two blocks of x may be one block read twice, a pad of a short axis)
-                if reached <= late and d not in taken:
+                if index not in late and reached <= late and d not in taken:
                     taken.add(d)
                     out.append((d, graph.pop(d)))
                     dependents[chain[-1]].remove(d)
@@ -633,6 +641,8 @@ class BlockGraph:
         def first(index: Index, chain: list[Hashable]) -> Any:
             """The block's task, to run inline; or a reference to its key."""
             key, node = chain[0], graph[chain[-1]]
+            if isinstance(node, Task) and node.func is _inside_result:
+                return _ref(chain[-1])  # (taken from another step: others wait for it too)
             if isinstance(node, Task) and not dependents[key]:
                 if all(len(dependents[k]) == 1 and k not in self.block_of for k in chain[1:]):
                     for k in chain:  # read by this step alone
@@ -640,16 +650,16 @@ class BlockGraph:
                     return node
                 if any(self.far(r, index) for r in self.steps_reading(chain[-1], chain)):
                     return node  # computed again here: other steps, far away, read it too
-            return ref(chain[-1])
+            return _ref(chain[-1])
 
         def anew(index: Index) -> Any:
             """The block's task, to compute again inside another step (a block held in the
             graph as data: a reference to it)."""
             end = self.chain(index)[-1]
-            return graph[end] if isinstance(graph[end], Task) else ref(end)
+            return graph[end] if isinstance(graph[end], Task) else _ref(end)
 
         # the tasks steps compute anew, taken before any step takes its own into itself
-        rereads = {i: anew(i) for _, _, agains, _ in steps for i in agains}
+        rereads = {i: anew(i) for _, _, again, _ in steps for i in again}
         # what runs inside the steps, before any step takes its block's task into itself
         # (a folded task may be a late block's own: a wrapped pad's slab)
         insides = {}
@@ -657,21 +667,34 @@ class BlockGraph:
             chain = self.chain(index)
             inside = insides[index] = [(d, node, chain[-1]) for d, node in folded(index, chain)]
             for d, _, _ in inside:
-                graph[d] = Task(d, _taken, ref((name, *index)), _InsideKey(d))
+                graph[d] = Task(d, _inside_result, _ref((name, *index)), _InsideKey(d))
         waited: set[Index] = set()
-        for index, waits, agains, kwargs in steps:
+        for index, waits, again, kwargs in steps:
             key = (name, *index)
-            args = (first(index, self.chain(index)), *(ref((name, *w)) for w in waits))
-            kw = {**kwargs, "again": Tuple(*(rereads[i] for i in agains)) if agains else ()}
+            args = (first(index, self.chain(index)), *(_ref((name, *w)) for w in waits))
+            extra: dict[str, Any] = {}
+            if again:
+                extra["rereads"] = parse_input(tuple((i, rereads[i]) for i in again))
             if insides[index]:
-                tasks = _Inside(tuple(insides[index]))
-                graph[key] = Task(key, _with_inside, *args, _func=func, _inside=tasks, **kw)
-            else:
-                graph[key] = Task(key, func, *args, **kw)
+                extra["_inside"] = _Inside(tuple(insides[index]))
+            # the results taken from the steps waited for are taken before this step runs,
+            # so a waited step's result (the parts it hands on) is not held until the
+            # late step that reads them runs
+            after = [_ref(d) for w in waits for d, _, _ in insides.get(w, ())]
+            if after:
+                extra["_after"] = parse_input(tuple(after))
+            graph[key] = Task(key, _run_step, *args, _func=func, **kwargs, **extra)
             waited.update(waits)
         end = f"{name}-done"
-        graph[end] = Task(end, last, *(ref((name, *s[0])) for s in steps if s[0] not in waited))
+        graph[end] = Task(end, last, *(_ref((name, *s[0])) for s in steps if s[0] not in waited))
         return Delayed(end, graph)
+
+
+def _ref(key: Any) -> Any:
+    """dask's reference to ``key`` (dask types its keys more narrowly than ours)."""
+    from dask._task_spec import TaskRef
+
+    return TaskRef(key)
 
 
 @dataclass(frozen=True)
@@ -688,18 +711,40 @@ class _InsideKey:
     key: Hashable
 
 
-def _with_inside(
-    block: Any, *args: Any, _func: Callable[..., Any], _inside: _Inside, **kwargs: Any
+def _run_step(
+    block: Any,
+    *args: Any,
+    _func: Callable[..., Any],
+    _inside: _Inside | None = None,
+    _after: Any = None,
+    **kwargs: Any,
 ) -> dict[Any, Any]:
+    """A step of :meth:`BlockGraph.program`: ``_func`` on the block, and the tasks that run
+    inside the step on the same block (their results kept apart from what the block
+    shares: a view of it would hold the whole block until the late step reading it)."""
     out = dict(_func(block, *args, **kwargs))
-    for key, task, reads in _inside.tasks:
-        value = task({reads: block})
-        # (a view would hold the whole block until the late step that takes it runs)
-        out[_InsideKey(key)] = value.copy() if getattr(value, "base", None) is not None else value
+    for key, task, reads in _inside.tasks if _inside is not None else ():
+        out[_InsideKey(key)] = _unshared(task({reads: block}), block)
     return out
 
 
-def _taken(result: Mapping[Any, Any], key: _InsideKey) -> Any:
+def _unshared(value: Any, block: Any) -> Any:
+    """``value`` with every array in it that shares memory with ``block`` copied."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_unshared(v, block) for v in value)
+    if isinstance(value, dict):
+        return {k: _unshared(v, block) for k, v in value.items()}
+    if hasattr(value, "shape") and hasattr(value, "copy"):
+        try:
+            shared = bool(np.may_share_memory(value, block))
+        except TypeError:  # (an array numpy cannot compare: a copy is safe)
+            shared = True
+        return value.copy() if shared else value
+    return value
+
+
+def _inside_result(result: Mapping[Any, Any], key: _InsideKey) -> Any:
+    """The result of a task a step ran inside itself."""
     return result[key]
 
 

@@ -27,9 +27,10 @@ A pad made of a statistic of the whole axis is *late*: it waits for every block 
 the axis (a linear ramp, for every block of its face, whose steps numpy checks all at
 once; a wrapped pad for the far face). What the pad takes of each block (a partial
 statistic, an edge) is computed inside the block's own write, and the chunks with a part
-of a late pad are owned by the pad, which computes the block that would have owned the
-chunk again (a block of the first row or column), so that no block waits for a late one:
-each block is read once, those few twice, none held (:class:`daskpad._dask.BlockGraph`).
+of a late pad are owned by the pad, which reads again the block that would have owned the
+chunk (the block beside the pad, where it has the larger part of the chunk), so that no
+block waits for a late one: each block is read once, those few twice, none held
+(:class:`daskpad._dask.BlockGraph`).
 
 The geometry here is plain Python, the kernel (:func:`write_owned`) plain numpy and zarr;
 the graph is made by :class:`daskpad._dask.BlockGraph`.
@@ -115,13 +116,13 @@ class Owned:
 class BlockJob:
     """What the task of block ``index`` does: the chunks it writes, the parts it hands on
     (``(chunk, part)``: its ``part`` goes to output chunk ``chunk``), the blocks it waits
-    for, the blocks it computes again."""
+    for, the blocks it computes anew (reads again) for the chunks it writes."""
 
     index: Index
     owned: tuple[Owned, ...]
     handed: tuple[tuple[Index, tuple[slice, ...]], ...]
     waits: tuple[Index, ...]
-    again: tuple[Index, ...] = ()
+    rereads: tuple[Index, ...] = ()
 
 
 def jobs(
@@ -135,23 +136,20 @@ def jobs(
     ``chunks``: the chunks of the region it owns, and the parts it hands on to owners in
     the region. A block that owns none of the region's chunks only hands on.
 
-    A chunk with a part of a ``late`` block (one computed after most others: a pad made of
-    a statistic of the whole axis) is owned by the late block with the largest part of it,
-    which computes again the block that would have owned it, instead of that block waiting
-    for the late one; the other blocks hand their parts on. Blocks that are not late then
-    never wait for late ones."""
+    A chunk with a part of a ``late`` block (one computed after most others: a pad that
+    waits for blocks far away, :meth:`daskpad._dask.BlockGraph.late_blocks`) is owned by
+    the late block with the largest part of it, which reads again the block that would
+    have owned it, instead of that block waiting for the late one; the other blocks hand
+    their parts on. Blocks that are not late then never wait for late ones."""
     axes = [Axis.of(b, c) for b, c in zip(blocks, chunks)]
     if region is None:
         region = [range(len(c)) for c in chunks]
     late = frozenset(late)
-    # per axis: the blocks with a piece in the region
-    involved = [
-        sorted({b for c in r for b, _ in ax.contributors(c)}) for ax, r in zip(axes, region)
-    ]
+    involved = _involved(axes, region)
     owners: dict[Index, tuple[Index, Index | None]] = {}
 
     def owner(chunk: Index) -> tuple[Index, Index | None]:
-        """The chunk's owner, and the block it computes again (None: none)."""
+        """The chunk's owner, and the block it reads again (None: none)."""
         if chunk not in owners:
             natural = tuple(ax.owner[c] for ax, c in zip(axes, chunk))
             found: tuple[Index, Index | None] = (natural, None)
@@ -170,13 +168,13 @@ def jobs(
     out = []
     for index in itertools.product(*involved):
         mine = [[p for p in ax.pieces[b] if p.chunk in r] for ax, b, r in zip(axes, index, region)]
-        owned, handed, waits, again = [], [], set(), set()
+        owned, handed, waits, rereads = [], [], set(), set()
         for combo in itertools.product(*mine):
             chunk = tuple(p.chunk for p in combo)
             part = tuple(p.block for p in combo)
-            by, anew = owner(chunk)
+            by, reread = owner(chunk)
             if by != index:
-                if anew != index:  # (else the owner computes this block again)
+                if reread != index:  # (else the owner reads this block again)
                     handed.append((chunk, part))
                 continue
             parts: list[tuple[tuple[slice, ...], Index | None, tuple[slice, ...] | None]] = []
@@ -185,8 +183,8 @@ def jobs(
                 at = tuple(p.at for _, p in each)
                 if source == index:
                     parts.append((at, None, part))
-                elif source == anew:
-                    again.add(source)
+                elif source == reread:
+                    rereads.add(source)
                     parts.append((at, source, tuple(p.block for _, p in each)))
                 else:
                     waits.add(source)
@@ -206,10 +204,22 @@ def jobs(
                 tuple(owned),
                 tuple(handed),
                 tuple(sorted(waits)),
-                tuple(sorted(again)),
+                tuple(sorted(rereads)),
             )
         )
     return out
+
+
+def involved(blocks: Chunks, chunks: Chunks, region: Sequence[range] | None = None) -> set[Index]:
+    """The blocks with a piece in the output chunks ``region`` (all by default): those
+    :func:`jobs` makes a job for."""
+    axes = [Axis.of(b, c) for b, c in zip(blocks, chunks)]
+    return set(itertools.product(*_involved(axes, region or [range(len(c)) for c in chunks])))
+
+
+def _involved(axes: Sequence[Axis], region: Sequence[range]) -> list[list[int]]:
+    """Per axis: the blocks with a piece in the region."""
+    return [sorted({b for c in r for b, _ in ax.contributors(c)}) for ax, r in zip(axes, region)]
 
 
 def handed_bytes(blocks: Chunks, chunks: Chunks, itemsize: int) -> int:
@@ -249,16 +259,16 @@ def write_owned(
     index: Index,
     owned: tuple[Owned, ...],
     hands: tuple[tuple[Index, tuple[slice, ...]], ...],
-    reads: tuple[Index, ...] = (),
-    again: tuple[Any, ...] = (),
+    rereads: tuple[tuple[Index, Any], ...] = (),
 ) -> dict[tuple[Index, Index], Any]:
     """Write into ``target`` the chunks ``owned``, from ``block``, the parts ``handed`` on
-    by earlier blocks and the blocks ``reads`` computed ``again``; return copies of the
-    parts of ``block`` that ``hands`` names, keyed by (this block, their chunk)."""
+    by earlier blocks and the blocks read again (``rereads``: (index, block) pairs); return
+    copies of the parts of ``block`` that ``hands`` names, keyed by (this block, their
+    chunk)."""
     got: dict[tuple[Index, Index], Any] = {}
     for h in handed:
         got.update(h)
-    anew = dict(zip(reads, again))
+    again = dict(rereads)
     for o in owned:
         if len(o.parts) == 1 and o.parts[0][1] is None:  # the block's own part, whole
             target[o.region] = block[o.parts[0][2]]
@@ -270,7 +280,7 @@ def write_owned(
             elif part is None:
                 out[at] = got[source, o.chunk]
             else:
-                out[at] = anew[source][part]
+                out[at] = again[source][part]
         target[o.region] = out
     return {(index, chunk): block[part].copy() for chunk, part in hands}
 
@@ -290,8 +300,9 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
     ``target`` (``x``'s shape, any regular chunks or shards), over ``region`` (element
     slices on ``target``'s chunk bounds; all of it by default), each zarr chunk (each shard
     of a sharded array) written whole by one task, each block of ``x`` computed once (twice
-    where far-away tasks read it too, :class:`daskpad._dask.BlockGraph`). None for an
-    array without elements."""
+    where tasks far away read it too, or where a late pad owns a chunk of which it has
+    the larger part; :class:`daskpad._dask.BlockGraph`). None for an array without
+    elements."""
     import uuid
 
     from ._dask import BlockGraph
@@ -304,22 +315,18 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
     ranges = None if region is None else chunk_ranges(chunks, region)
     blocks = tuple(tuple(int(n) for n in c) for c in x.chunks)
     graph = BlockGraph(x)
+    late = graph.owned_late(involved(blocks, chunks, ranges))
     steps = [
         (
             j.index,
             j.waits,
-            j.again,
-            {
-                "target": target,
-                "index": j.index,
-                "owned": j.owned,
-                "hands": j.handed,
-                "reads": j.again,
-            },
+            j.rereads,
+            {"target": target, "index": j.index, "owned": j.owned, "hands": j.handed},
         )
-        for j in jobs(blocks, chunks, ranges, graph.owned_late)
+        for j in jobs(blocks, chunks, ranges, late)
     ]
-    return graph.program(steps, write_owned, done, f"daskpad-store-{uuid.uuid4().hex}")
+    name = f"daskpad-store-{uuid.uuid4().hex}"
+    return graph.program(steps, write_owned, done, name, late=late)
 
 
 def _regular(n: int, size: int) -> list[int]:

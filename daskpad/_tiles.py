@@ -276,8 +276,9 @@ def to_zarr(
     x: Any, store: Any, *, memory: int | str | None = None, progress: bool = False, **kwargs: Any
 ) -> Any:
     """Store a dask array in a new zarr array, each of its blocks computed once (twice
-    the first row or column of blocks beside a pad that waits for far blocks: wrap,
-    linear_ramp, a whole-axis statistic), holding about ``memory`` bytes at most.
+    the blocks beside a pad that waits for blocks far away, as wrap, linear_ramp and a
+    whole-axis statistic do, where they have the larger part of a chunk the pad writes),
+    holding about ``memory`` bytes at most.
 
     ``dask.array.to_zarr`` of a padded array in regular chunks
     (``daskpad.pad(..., chunks="regular")`` or ``"even"``) assembles each output block from
