@@ -269,9 +269,10 @@ def write_owned(
     for h in handed:
         got.update(h)
     again = dict(rereads)
+    put = _Put(target)
     for o in owned:
         if len(o.parts) == 1 and o.parts[0][1] is None:  # the block's own part, whole
-            target[o.region] = block[o.parts[0][2]]
+            put(o.region, block[o.parts[0][2]])
             continue
         out = np.empty_like(block, shape=o.shape)
         for at, source, part in o.parts:
@@ -281,8 +282,51 @@ def write_owned(
                 out[at] = got[source, o.chunk]
             else:
                 out[at] = again[source][part]
-        target[o.region] = out
+        put(o.region, out)
     return {(index, chunk): block[part].copy() for chunk, part in hands}
+
+
+class _Put:
+    """Writes a chunk into a zarr array, skipping zarr's look for a chunk of nothing but
+    the fill value where the chunk surely has other values.
+
+    Unless an array is configured to ``write_empty_chunks``, zarr (3) compares each chunk
+    it writes, padded to the chunk's shape with the fill value, element by element with
+    the fill value, so as not to store a chunk of nothing else. For a thin chunk at the
+    array's end, which is mostly fill, that comparison runs over the whole chunk and costs
+    more than compressing it (14.9 against 5.8 ms for 32 x 1024 of a 1024 x 1024 float32
+    chunk, zstd, 2-core VM). Here a chunk whose first or last element is not the fill
+    value is written with zarr's look switched off; any other, as configured, so a chunk
+    that is all fill is still left out as zarr would."""
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+        self.fill = getattr(target, "fill_value", None)
+        with_config = getattr(target, "with_config", None)  # zarr 3
+        self.eager = None if with_config is None else with_config({"write_empty_chunks": True})
+
+    def __call__(self, region: Any, value: Any) -> None:
+        eager = self.eager
+        if eager is not None and not_fill(value, self.fill):
+            eager[region] = value
+        else:
+            self.target[region] = value
+
+
+def not_fill(value: Any, fill: Any) -> bool:
+    """Whether the first or the last element of ``value`` surely differs from ``fill`` as
+    zarr compares them (NaN equal to NaN); False where it cannot tell cheaply."""
+    value = np.asarray(value)
+    if value.size == 0 or fill is None or value.dtype.kind not in "biufc":
+        return False
+    try:
+        f = np.asarray(fill, dtype=value.dtype)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    ends = np.array([value[(0,) * value.ndim], value[(-1,) * value.ndim]], dtype=value.dtype)
+    if value.dtype.kind in "fc" and np.isnan(f):
+        return bool((~np.isnan(ends)).any())
+    return bool((ends != f).any())
 
 
 def done(*_: Any) -> None:

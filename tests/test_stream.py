@@ -315,3 +315,56 @@ def test_tiles_of_chunks_write_every_chunk_once_between_them(data):
             for w in j.waits:  # every part a tile's owner needs comes from this tile's jobs
                 assert w in {i.index for i in jobs}
     assert sorted(written) == sorted(itertools.product(*(range(len(c)) for c in chunks)))
+
+
+@pytest.mark.parametrize(
+    ("value", "fill", "sure"),
+    [
+        ([1.0, 0.0], 0.0, True),  # first element differs
+        ([0.0, 0.0, 2.0], 0.0, True),  # last
+        ([0.0, 2.0, 0.0], 0.0, False),  # only inside: zarr looks
+        ([-0.0, -0.0], 0.0, False),  # zarr compares bits: its look decides
+        ([np.nan, 1.0], np.nan, True),
+        ([np.nan, np.nan], np.nan, False),  # NaN is NaN for zarr
+        ([np.nan, np.nan], 0.0, True),
+        ([3, 3], 3, False),
+        ([3, 4], 3, True),
+        ([True, True], False, True),
+        ([1.0, 2.0], None, False),  # no fill value: zarr decides
+        ([], 0.0, False),
+    ],
+)
+def test_a_chunk_is_surely_not_fill_only_by_its_ends(value, fill, sure):
+    assert _stream.not_fill(np.array(value), fill) is sure
+
+
+@pytest.mark.parametrize(("fill", "constant"), [(0.0, 0.0), (np.nan, np.nan), (7.0, 7.0)])
+def test_chunks_of_nothing_but_the_fill_value_are_not_stored(tmp_path, fill, constant):
+    a = np.random.default_rng(5).random((10, 9)) + 1
+    y = daskpad.pad(
+        da.from_array(a, chunks=4), ((9, 1), (0, 8)), constant_values=constant, chunks="regular"
+    )
+    out = daskpad.to_zarr(y, tmp_path / "y.zarr", fill_value=fill)
+    expected = np.pad(a, ((9, 1), (0, 8)), constant_values=constant)
+    np.testing.assert_array_equal(out[...], expected)
+    stored = sum(
+        not np.all(np.isnan(expected[r]) if np.isnan(fill) else expected[r] == fill)
+        for r in (tuple(slice(*b) for b in c) for c in chunk_regions(expected.shape, out.chunks))
+    )
+    assert 0 < out.nchunks_initialized == stored < math.prod(out.cdata_shape)
+
+
+def test_chunks_with_data_at_their_ends_are_written_without_zarrs_look(tmp_path, monkeypatch):
+    from zarr.core.buffer.core import NDBuffer
+
+    looks = []
+    all_equal = NDBuffer.all_equal
+    monkeypatch.setattr(
+        NDBuffer, "all_equal", lambda *a, **k: looks.append(1) or all_equal(*a, **k)
+    )
+    a = np.random.default_rng(6).random((21, 13)) + 1
+    y = daskpad.pad(da.from_array(a, chunks=(8, 5)), 3, mode="reflect", chunks="regular")
+    out = daskpad.to_zarr(y, tmp_path / "y.zarr")
+    assert out.shape[0] % out.chunks[0] and out.shape[1] % out.chunks[1]  # thin chunks
+    np.testing.assert_array_equal(out[...], np.pad(a, 3, mode="reflect"))
+    assert looks == []
