@@ -7,11 +7,22 @@
 from importlib.util import find_spec
 
 from ._modes import edge_function
+from ._overlap import map_overlap
 from ._pad import pad
+from ._shapes import crop, pad_to, widths_for
 from ._tiles import to_zarr
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "edge_function", "pad", "to_zarr"]
+__all__ = [
+    "__version__",
+    "crop",
+    "edge_function",
+    "map_overlap",
+    "pad",
+    "pad_to",
+    "to_zarr",
+    "widths_for",
+]
 
 if find_spec("xarray") is not None:
     # (imported by name: a plain ``import xarray`` here would bind ``daskpad.xarray`` to

@@ -15,8 +15,9 @@ surface when the graph is built, never later on a worker.
 from __future__ import annotations
 
 import math
+import operator
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -353,3 +354,86 @@ def _empty_stat_error(plan: PadPlan) -> ValueError | None:
                 f"stat_length ({lb}, {la}) for axis {a.axis}; use stat_length >= 1 or None"
             )
     return None
+
+
+# --------------------------------------------------------------------------------------
+# per-axis arguments of pad_to and map_overlap
+# --------------------------------------------------------------------------------------
+
+
+def _by_axis(name: str, value: Mapping[Any, Any], ndim: int, default: Any) -> list[Any]:
+    """An ``{axis: entry}`` dict (negative axes counted from the end) as one entry per
+    axis, ``default`` where none is given."""
+    out = [default] * ndim
+    for axis, entry in value.items():
+        try:
+            a = operator.index(axis)
+        except TypeError:
+            raise TypeError(f"{name}: axes are integers, not {axis!r}") from None
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for {ndim} dimensions")
+        out[a % ndim] = entry
+    return out
+
+
+def per_axis(name: str, value: Any, ndim: int, *, broadcast: bool) -> list[int | None]:
+    """``value`` (one int for every axis when ``broadcast``, one entry per axis, or an
+    ``{axis: int}`` dict) as one non-negative int or None per axis (``pad_to``'s
+    ``shape`` and ``multiple``)."""
+    if isinstance(value, Mapping):
+        out = _by_axis(name, value, ndim, None)
+    elif broadcast and not isinstance(value, Sequence):
+        out = [value] * ndim
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        out = list(value)
+        if len(out) != ndim:
+            raise ValueError(
+                f"{name}: {value!r} has {len(out)} entries, for an array of {ndim} "
+                f"dimensions (give one per axis, None for an axis left as it is)"
+            )
+    else:
+        raise TypeError(f"{name}: expected one entry per axis, got {value!r}")
+    checked: list[int | None] = []
+    for axis, v in enumerate(out):
+        if v is None:
+            checked.append(None)
+            continue
+        try:
+            n = operator.index(v)
+        except TypeError:
+            raise TypeError(f"{name}: axis {axis}: expected an integer, got {v!r}") from None
+        if n < 0:
+            raise ValueError(f"{name}: axis {axis}: {n} is negative")
+        checked.append(n)
+    return checked
+
+
+def depth_pairs(depth: Any, ndim: int) -> tuple[tuple[int, int], ...]:
+    """``depth`` as dask takes it (one int, one entry per axis, ``{axis: entry}``; an
+    entry an int or a ``(before, after)`` pair) as one ``(before, after)`` pair per axis
+    (``map_overlap``'s halo)."""
+    if isinstance(depth, Mapping):
+        entries = _by_axis("depth", depth, ndim, 0)
+    elif isinstance(depth, Sequence) and not isinstance(depth, str):
+        entries = list(depth)
+        if len(entries) != ndim:
+            hint = f"; for one axis, ({tuple(depth)!r},)" if ndim == 1 else ""
+            raise ValueError(
+                f"depth: {depth!r} has {len(entries)} entries for {ndim} dimensions "
+                f"(one per axis, each an int or a (before, after) pair{hint})"
+            )
+    else:
+        entries = [depth] * ndim
+    pairs = []
+    for axis, entry in enumerate(entries):
+        pair = tuple(entry) if isinstance(entry, Sequence) else (entry, entry)
+        if len(pair) != 2:
+            raise ValueError(f"depth: axis {axis}: expected an int or a pair, got {entry!r}")
+        try:
+            before, after = (operator.index(d) for d in pair)
+        except TypeError:
+            raise TypeError(f"depth: axis {axis}: expected integers, got {entry!r}") from None
+        if before < 0 or after < 0:
+            raise ValueError(f"depth: axis {axis}: {entry!r} is negative")
+        pairs.append((before, after))
+    return tuple(pairs)
