@@ -55,11 +55,20 @@ from ._coords import (
     cannot_extend,
     extend_labels,
 )
-from ._labelled import normalize_widths
+from ._labelled import check_dims, normalize_widths
 from ._modes import check_kwargs
 from ._variables import THIS_ARRAY, Options, fitting_encoding
 
-__all__ = ["COORDS_POLICIES", "Pad2Accessor", "pad2", "to_zarr"]
+__all__ = [
+    "COORDS_POLICIES",
+    "Pad2Accessor",
+    "crop",
+    "map_overlap",
+    "pad2",
+    "pad_to",
+    "to_zarr",
+    "widths_for",
+]
 
 T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
 
@@ -416,6 +425,113 @@ def to_zarr(
 
 
 # --------------------------------------------------------------------------------------
+# Shapes, the way back, and halos, by dimension name
+# --------------------------------------------------------------------------------------
+
+
+def widths_for(
+    obj: xr.Dataset | xr.DataArray,
+    shape: Mapping[Any, int] | None = None,
+    *,
+    multiple: int | Mapping[Any, int] | None = None,
+    align: str = "center",
+) -> dict[Hashable, tuple[int, int]]:
+    """``{dim: (before, after)}`` that pads the dimensions ``shape`` names to its sizes, or
+    those ``multiple`` names (all, for an int) to the next multiple: what :func:`pad_to`
+    pads with and :func:`crop` takes to undo it (as :func:`daskpad.widths_for`, by name).
+
+    >>> import xarray as xr, daskpad
+    >>> ds = xr.Dataset({"t": (("lat", "lon"), [[1.0] * 5] * 3)})
+    >>> daskpad.xarray.widths_for(ds, {"lon": 8}, align="start")
+    {'lon': (0, 3)}
+    """
+    from ._shapes import widths_for as by_axis
+
+    dims = list(obj.sizes)
+    for arg, value in (("shape", shape), ("multiple", multiple)):
+        if isinstance(value, Mapping):
+            check_dims(arg, value, obj.sizes)
+        elif value is not None and (arg == "shape" or isinstance(value, (list, tuple))):
+            raise TypeError(
+                f"{arg}: give it by dimension name, {{dim: {'size' if arg == 'shape' else 'n'}}}"
+                f"{'' if arg == 'shape' else ', or one int for every dimension'}; got {value!r}"
+            )
+
+    def axes(value: Any) -> Any:
+        return (
+            {dims.index(d): v for d, v in value.items()} if isinstance(value, Mapping) else value
+        )
+
+    widths = by_axis(tuple(obj.sizes.values()), axes(shape), multiple=axes(multiple), align=align)
+    return {d: w for d, w in zip(dims, widths) if w != (0, 0)}
+
+
+def pad_to(
+    obj: T_Xarray,
+    shape: Mapping[Any, int] | None = None,
+    *,
+    multiple: int | Mapping[Any, int] | None = None,
+    align: str = "center",
+    mode: str | Callable[..., Any] = "constant",
+    **kwargs: Any,
+) -> T_Xarray:
+    """:func:`pad2` with the widths :func:`widths_for` chooses: pad the dimensions ``shape``
+    names to its sizes, or to the next ``multiple``; ``mode`` and the keywords are
+    :func:`pad2`'s (coordinates continued as it continues them)."""
+    widths = widths_for(obj, shape, multiple=multiple, align=align)
+    return pad2(obj, widths, mode, **kwargs)
+
+
+def crop(
+    obj: T_Xarray,
+    pad_width: Mapping[Any, int | tuple[int, int]] | None = None,
+    **pad_width_kwargs: int | tuple[int, int],
+) -> T_Xarray:
+    """Cut ``{dim: width or (before, after)}`` off ``obj``: the inverse of :func:`pad2`
+    (``crop(pad2(ds, w, mode), w)`` is ``ds``, coordinates included) and of :func:`pad_to`.
+    Lazy for dask-backed variables, whose interior blocks are kept as they are."""
+    widths = normalize_widths(pad_width, pad_width_kwargs, obj.sizes)
+    where = {}
+    for dim, (before, after) in widths.items():
+        if before + after > obj.sizes[dim]:
+            raise ValueError(
+                f"pad_width[{dim!r}]: cropping ({before}, {after}) removes more than the "
+                f"{obj.sizes[dim]} elements of dimension {dim!r}"
+            )
+        where[dim] = slice(before, obj.sizes[dim] - after)
+    return obj.isel(where)
+
+
+def map_overlap(
+    obj: T_Xarray,
+    func: Callable[..., Any],
+    depth: Mapping[Any, int | tuple[int, int]],
+    mode: str | Callable[..., Any] | None = None,
+    **kwargs: Any,
+) -> T_Xarray:
+    """:func:`daskpad.map_overlap` on the data of a DataArray, or of each data variable of
+    a Dataset that has a dimension ``depth`` names, with the halo's ``depth`` given by
+    dimension name; coordinates and attributes are kept. The keywords are
+    :func:`daskpad.map_overlap`'s (``boundary``, ``trim``, numpy.pad's keywords, ``dtype``,
+    ``meta``, and the function's own)."""
+    from ._overlap import map_overlap as by_axis
+
+    check_dims("depth", depth, obj.sizes)
+
+    def run(var: xr.DataArray) -> xr.DataArray:
+        here = {var.get_axis_num(d): v for d, v in depth.items() if d in var.dims}
+        return var.copy(data=by_axis(func, var.data, here, mode, **kwargs))
+
+    if isinstance(obj, xr.DataArray):
+        return run(obj)
+    out = obj.copy()
+    for name, var in obj.data_vars.items():
+        if any(d in var.dims for d in depth):
+            out[name] = run(var)
+    return out
+
+
+# --------------------------------------------------------------------------------------
 # The accessor
 # --------------------------------------------------------------------------------------
 class Pad2Accessor:
@@ -437,6 +553,24 @@ class Pad2Accessor:
         **kwargs: Any,
     ) -> Any:
         return pad2(self._obj, pad_width, mode, **kwargs)
+
+    def crop(self, pad_width: Any = None, **pad_width_kwargs: Any) -> Any:
+        """:func:`daskpad.xarray.crop`: ``ds.pad2.crop(lon=2)`` undoes ``ds.pad2(lon=2)``."""
+        return crop(self._obj, pad_width, **pad_width_kwargs)
+
+    def pad_to(self, shape: Any = None, **kwargs: Any) -> Any:
+        """:func:`daskpad.xarray.pad_to`: ``ds.pad2.pad_to({"lat": 724}, mode="edge")``."""
+        return pad_to(self._obj, shape, **kwargs)
+
+    def widths_for(self, shape: Any = None, **kwargs: Any) -> Any:
+        """:func:`daskpad.xarray.widths_for`: the widths :meth:`pad_to` pads with."""
+        return widths_for(self._obj, shape, **kwargs)
+
+    def map_overlap(
+        self, func: Callable[..., Any], depth: Any, mode: Any = None, **kw: Any
+    ) -> Any:
+        """:func:`daskpad.xarray.map_overlap`: ``da.pad2.map_overlap(f, {"lat": 1}, "edge")``."""
+        return map_overlap(self._obj, func, depth, mode, **kw)
 
 
 def _register(name: str = "pad2") -> None:
