@@ -46,6 +46,10 @@ pipeline     pad+reduce and pad+store (zarr) of a lazily generated float32 array
 cluster      the same on a 2-worker LocalCluster (process workers), by default on
              12288 x 12288 (0.6 GB, 2048 x 2048 chunks), pad 64 (``--cluster-*``).
 callable     mode=<function> on a ~1 GB array: time and peak memory.
+overlap      a 3 x 3 and a 9 x 9 box filter on a 2.4 GB lazily generated array through
+             ``daskpad.map_overlap`` and ``dask.array.map_overlap`` with the matching
+             boundary (paired rounds, reduced on local threads); numpy's reflect is
+             daskpad's alone.
 wide         pads wider than the axis.
 storemem     input blocks held at once (counted with weakref finalizers) while an n x n-block
              float32 array is padded and stored to zarr with regular chunks, n = 8, 16, 32
@@ -94,6 +98,7 @@ from benchmarks.bench_cli import section_bigstore, section_cli
 from benchmarks.bench_cluster import section_cluster
 from benchmarks.bench_correctness import section_correctness
 from benchmarks.bench_inmem import section_inmem
+from benchmarks.bench_overlap import section_overlap
 from benchmarks.bench_pipeline import section_pipeline
 from benchmarks.bench_storemem import section_storemem
 from benchmarks.bench_wide import section_wide
@@ -107,6 +112,7 @@ SECTIONS = {
     "pipeline": section_pipeline,
     "cluster": section_cluster,
     "callable": section_callable,
+    "overlap": section_overlap,
     "wide": section_wide,
     "storemem": section_storemem,
     "cli": section_cli,
@@ -154,6 +160,7 @@ TITLES = {
     "pipeline": "Pipelines on local threads (ratio = time / same pipeline unpadded)",
     "cluster": "Pipelines on a 2-worker LocalCluster (ratio = time / unpadded)",
     "callable": "mode=<function>, padded and reduced (peak MB = extra resident memory)",
+    "overlap": "Stencils with a halo: daskpad.map_overlap against dask.array.map_overlap",
     "wide": "Pads wider than the axis (ratio = time / numpy.pad)",
     "storemem": "Storing to zarr with regular chunks: input blocks held at once vs grid size",
     "cli": "The command on a zarr store: threads, tiles, a cluster, S3 (ratios to its copy)",

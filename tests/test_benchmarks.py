@@ -49,6 +49,7 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
         "pipeline",
         "cluster",
         "callable",
+        "overlap",
         "wide",
         "storemem",
         "cli",
