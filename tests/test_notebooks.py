@@ -68,6 +68,7 @@ def test_there_are_notebooks():
         "01-modes-gallery.ipynb",
         "02-xarray-climate.ipynb",
         "03-at-scale.ipynb",
+        "04-halos.ipynb",
     ]
 
 
