@@ -210,3 +210,21 @@ def test_map_overlap_computes_nothing_until_asked():
     with dask.config.set(scheduler=refuse):
         y = daskpad.map_overlap(lambda b: b, x, (1, 3), mode="mean", stat_length=2)
     np.testing.assert_array_equal(y.compute(), x.compute())
+
+
+def test_the_halo_at_the_edges_costs_tasks_with_the_boundary_not_the_volume():
+    from dask._task_spec import Alias, convert_legacy_graph
+
+    def computed(y):  # tasks that compute something (not dask's aliases of a block)
+        graph = convert_legacy_graph(dict(y.__dask_graph__()))
+        return sum(not isinstance(node, Alias) for node in graph.values())
+
+    added = []
+    for n in (4, 8, 16):
+        x = da.zeros((10 * n, 10 * n), chunks=10)
+        ours = daskpad.map_overlap(lambda b: b, x, 2, "reflect")
+        inside = da.map_overlap(lambda b: b, x, depth=2, boundary="none")  # halos inside only
+        added.append(computed(ours) - computed(inside))
+    # linear in the side n (4 n edge blocks), not in the n * n blocks
+    assert added[2] - added[1] == 2 * (added[1] - added[0]) > 0
+    assert added[2] <= 4 * (4 * 16)  # at most 4 tasks per edge block: its pad, its corner
