@@ -380,6 +380,8 @@ def per_axis(name: str, value: Any, ndim: int, *, broadcast: bool) -> list[int |
     """``value`` (one int for every axis when ``broadcast``, one entry per axis, or an
     ``{axis: int}`` dict) as one non-negative int or None per axis (``pad_to``'s
     ``shape`` and ``multiple``)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
     if isinstance(value, Mapping):
         out = _by_axis(name, value, ndim, None)
     elif broadcast and not isinstance(value, Sequence):
@@ -412,6 +414,8 @@ def depth_pairs(depth: Any, ndim: int) -> tuple[tuple[int, int], ...]:
     """``depth`` as dask takes it (one int, one entry per axis, ``{axis: entry}``; an
     entry an int or a ``(before, after)`` pair) as one ``(before, after)`` pair per axis
     (``map_overlap``'s halo)."""
+    if isinstance(depth, np.ndarray):
+        depth = depth.tolist()
     if isinstance(depth, Mapping):
         entries = _by_axis("depth", depth, ndim, 0)
     elif isinstance(depth, Sequence) and not isinstance(depth, str):

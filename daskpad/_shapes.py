@@ -8,10 +8,12 @@ them, and :func:`crop` undoes any pad, whatever form its widths were given in.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import dask.array as da
+import numpy as np
 
 from ._normalize import normalize_pad_width, per_axis
 from ._pad import pad
@@ -33,7 +35,7 @@ def widths_for(
     Parameters
     ----------
     array : array_like or tuple of int
-        The array (anything with a ``shape``), or its shape.
+        The array (a list is data, as ``numpy.pad`` reads it), or its shape as a tuple.
     shape : sequence or dict, optional
         The size each axis is padded to: one entry per axis (``None`` leaves an axis as it
         is), or ``{axis: size}`` for some axes.
@@ -65,11 +67,11 @@ def widths_for(
     >>> daskpad.widths_for((5, 7), multiple=4, align="start")
     ((0, 3), (0, 1))
     """
-    have = tuple(int(n) for n in (array.shape if hasattr(array, "shape") else array))
+    have = _shape_of(array, "widths_for")
     ndim = len(have)
     if (shape is None) == (multiple is None):
         raise TypeError(
-            "give the size to pad to as shape=(...) or as multiple=..., not "
+            "give the size to pad to, as shape= or as multiple=, not "
             + ("both" if shape is not None else "neither")
         )
     if align not in ALIGNS:
@@ -123,8 +125,9 @@ def pad_to(
     >>> daskpad.pad_to(x, multiple=4, align="start").compute()
     array([0, 1, 2, 3, 4, 0, 0, 0])
     """
-    widths = widths_for(array, shape, multiple=multiple, align=align)
-    return pad(array, widths, mode, chunks=chunks, **kwargs)
+    x = array if isinstance(array, da.Array) else da.asarray(array)
+    widths = widths_for(x, shape, multiple=multiple, align=align)
+    return pad(x, widths, mode, chunks=chunks, **kwargs)
 
 
 def crop(array: Any, pad_width: Any) -> da.Array:
@@ -152,6 +155,7 @@ def crop(array: Any, pad_width: Any) -> da.Array:
     True
     """
     y = array if isinstance(array, da.Array) else da.asarray(array)
+    _shape_of(y, "crop")
     widths = normalize_pad_width(pad_width, y.ndim)
     for axis, ((before, after), n) in enumerate(zip(widths, y.shape)):
         if before + after > n:
@@ -161,3 +165,18 @@ def crop(array: Any, pad_width: Any) -> da.Array:
             )
     cropped: da.Array = y[tuple(slice(b, int(n) - a) for (b, a), n in zip(widths, y.shape))]
     return cropped
+
+
+def _shape_of(array: Any, name: str) -> tuple[int, ...]:
+    """The shape of ``array`` (a tuple: a shape itself), refused where dask does not know
+    it (chunks of unknown size)."""
+    if isinstance(array, tuple):
+        shape = array
+    else:
+        shape = array.shape if hasattr(array, "shape") else np.shape(array)
+    if any(isinstance(n, float) and math.isnan(n) for n in shape):
+        raise ValueError(
+            f"{name} needs known chunk sizes, but this array's shape is {shape}; "
+            "call x.compute_chunk_sizes() first"
+        )
+    return tuple(int(n) for n in shape)

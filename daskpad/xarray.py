@@ -505,22 +505,29 @@ def crop(
 def map_overlap(
     obj: T_Xarray,
     func: Callable[..., Any],
-    depth: Mapping[Any, int | tuple[int, int]],
+    depth: int | tuple[int, int] | Mapping[Any, int | tuple[int, int]],
     mode: str | Callable[..., Any] | None = None,
     **kwargs: Any,
 ) -> T_Xarray:
     """:func:`daskpad.map_overlap` on the data of a DataArray, or of each data variable of
     a Dataset that has a dimension ``depth`` names, with the halo's ``depth`` given by
-    dimension name; coordinates and attributes are kept. The keywords are
+    dimension name (or one for every dimension); coordinates and attributes are kept, and
+    data in memory stays in memory. The keywords are
     :func:`daskpad.map_overlap`'s (``boundary``, ``trim``, numpy.pad's keywords, ``dtype``,
     ``meta``, and the function's own)."""
+    from dask.base import is_dask_collection
+
     from ._overlap import map_overlap as by_axis
 
+    if not isinstance(depth, Mapping):  # one depth for every dimension
+        depth = dict.fromkeys(obj.dims, depth)
     check_dims("depth", depth, obj.sizes)
 
     def run(var: xr.DataArray) -> xr.DataArray:
         here = {var.get_axis_num(d): v for d, v in depth.items() if d in var.dims}
-        return var.copy(data=by_axis(func, var.data, here, mode, **kwargs))
+        data = by_axis(func, var.data, here, mode, **kwargs)
+        # (in memory stays in memory, as pad2 keeps it)
+        return var.copy(data=data if is_dask_collection(var.data) else data.compute())
 
     if isinstance(obj, xr.DataArray):
         return run(obj)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import daskpad
 from daskpad._boundaries import NAMES, meanings, translate
+from daskpad._dask import query_planning
 from daskpad._normalize import depth_pairs
 from daskpad.strategies import chunkings, mode_kwargs
 
@@ -71,8 +72,8 @@ def test_map_overlap_is_the_stencil_on_numpy_pad_cropped(data):
             tuple(slice(b, b + n) for (b, _), n in zip(pairs, shape))
         ]
         got = daskpad.map_overlap(stencil, x, depth, mode, weights=w, before=before, **kwargs)
-        if all(min(c) >= max(p) for c, p in zip(chunks, pairs)):
-            assert got.chunks == x.chunks  # (else dask rechunks, as its map_overlap does)
+        for c, g, p in zip(chunks, got.chunks, pairs):  # x's, or joined to hold the halo
+            assert g == c if min(c) >= max(p) else min(g) >= min(max(p), sum(c))
         np.testing.assert_allclose(got.compute(), expected, rtol=1e-12, atol=1e-12)
 
 
@@ -102,8 +103,60 @@ def test_map_overlap_equals_dasks_where_dask_has_the_boundary(boundary, mode):
 
 def test_map_overlap_with_dasks_none_leaves_the_edges_without_halo():
     x = da.arange(10, chunks=4)
-    got = daskpad.map_overlap(lambda b: b * 1, x, 2, boundary="dask:none")
-    np.testing.assert_array_equal(got.compute(), np.arange(10))
+
+    def seen(block):  # the size of the block func was given, with its halo
+        return np.full_like(block, block.size)
+
+    got = daskpad.map_overlap(seen, x, 2, boundary="dask:none")
+    np.testing.assert_array_equal(got.compute(), [6, 6, 6, 6, 8, 8, 8, 8, 4, 4])
+    edge = daskpad.map_overlap(seen, x, 2, "edge").compute()  # the pad counts as halo
+    np.testing.assert_array_equal(edge, [8, 8, 8, 8, 8, 8, 8, 8, 6, 6])
+
+
+def test_drop_axis_and_new_axis_go_to_dask_and_the_pad_is_cropped_where_it_is():
+    a = np.arange(24.0).reshape(4, 6)
+    x = da.from_array(a, chunks=(4, 2))
+
+    def column_sums(block):  # func reduces axis 0, whose halo is none
+        return (block + np.roll(block, 1, 1) + np.roll(block, -1, 1)).sum(0)
+
+    got = daskpad.map_overlap(column_sums, x, {1: 1}, "wrap", drop_axis=0)
+    expected = column_sums(np.pad(a, ((0, 0), (1, 1)), "wrap"))[1:-1]
+    np.testing.assert_allclose(got.compute(), expected)
+    got = daskpad.map_overlap(lambda b: b[None], x, 1, "edge", new_axis=0)
+    assert got.shape == (1, 4, 6)
+    np.testing.assert_array_equal(got.compute()[0], a)
+
+
+def test_chunks_narrower_than_the_halo_are_joined_as_dask_joins_them():
+    x = da.arange(20, chunks=2)
+    got = daskpad.map_overlap(lambda b: b, x, 3, "edge")
+    theirs = da.map_overlap(lambda b: b, x, depth=3, boundary="nearest")
+    assert got.chunks == theirs.chunks and min(got.chunks[0]) >= 3
+    assert len(dict(got.__dask_graph__())) <= len(dict(theirs.__dask_graph__()))
+    np.testing.assert_array_equal(got.compute(), np.arange(20))
+    with pytest.raises(ValueError, match=re.escape("chunks ((2, 2, 2, 2, 2, 2, 2, 2, 2, 2),)")):
+        daskpad.map_overlap(lambda b: b, x, 3, "edge", allow_rechunk=False)
+
+
+def test_small_and_odd_inputs():
+    assert daskpad.map_overlap(lambda b: b + 1, da.asarray(np.float64(2.0)), 0).compute() == 3
+    got = daskpad.map_overlap(
+        stencil, np.arange(5.0), np.array([2]), "wrap", weights=np.ones(5), before=(2,)
+    )
+    np.testing.assert_allclose(
+        got.compute(), stencil(np.pad(np.arange(5.0), 2, "wrap"), np.ones(5), (2,))[2:-2]
+    )
+    with pytest.raises(ValueError, match="give it as boundary='periodic'"):
+        daskpad.map_overlap(lambda b: b, da.zeros(4, chunks=2), 1, "periodic")
+
+
+@pytest.mark.skipif(query_planning(), reason="array-expr has no boolean indexing (dask 2026.8)")
+def test_unknown_chunk_sizes_are_refused_with_the_fix():
+    unknown = da.arange(10, chunks=3)
+    unknown = unknown[unknown > 2]
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        daskpad.map_overlap(lambda b: b, unknown, 1, "edge")
 
 
 def test_map_overlap_without_trim_lets_func_cut_the_halo_off_every_side():

@@ -138,3 +138,19 @@ def test_crop_takes_every_form_of_pad_width():
         y = daskpad.pad(da.from_array(a, chunks=3), w, mode="symmetric")
         np.testing.assert_array_equal(daskpad.crop(y, w).compute(), a)
         np.testing.assert_array_equal(daskpad.crop(y.compute(), w).compute(), a)  # numpy in
+
+
+def test_a_list_is_data_and_a_tuple_a_shape():
+    np.testing.assert_array_equal(daskpad.pad_to([5], (8,)).compute(), [0, 0, 0, 5, 0, 0, 0, 0])
+    np.testing.assert_array_equal(daskpad.pad_to([3], multiple=4).compute(), [0, 3, 0, 0])
+    assert daskpad.widths_for((5,), (8,)) == daskpad.widths_for(np.zeros(5), (8,)) == ((1, 2),)
+    assert daskpad.widths_for(np.zeros((5, 7)), np.array([8, 8])) == ((1, 2), (0, 1))
+
+
+@pytest.mark.skipif(query_planning(), reason="array-expr has no boolean indexing (dask 2026.8)")
+def test_unknown_chunk_sizes_are_refused_with_the_fix():
+    x = da.arange(10, chunks=3)
+    y = x[x > 2]
+    for call in (lambda: daskpad.crop(y, 1), lambda: daskpad.pad_to(y, multiple=4)):
+        with pytest.raises(ValueError, match="compute_chunk_sizes"):
+            call()

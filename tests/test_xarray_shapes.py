@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import daskpad
-
 xr = pytest.importorskip("xarray")
 
 
@@ -51,20 +49,26 @@ def test_pad_to_by_name_reaches_the_sizes_and_crop_comes_back(chunked):
     assert ds.pad2.widths_for(multiple={"lat": 5}) == {"lat": (1, 2)}
 
 
-def test_map_overlap_by_name_equals_the_array_function_and_keeps_coordinates():
-    ds = _dataset(True)
+@pytest.mark.parametrize("chunked", [False, True])
+def test_map_overlap_by_name_is_the_stencil_on_numpy_pad_and_keeps_coordinates(chunked):
+    ds = _dataset(chunked)
 
     def smooth(block):
         return (np.roll(block, 1, -1) + block + np.roll(block, -1, -1)) / 3
 
     got = ds.t2m.pad2.map_overlap(smooth, {"lon": 1}, "wrap")
-    expected = daskpad.map_overlap(smooth, ds.t2m.data, {1: 1}, "wrap")
-    np.testing.assert_allclose(got.compute().values, expected.compute())
+    t = ds.t2m.compute().values
+    expected = smooth(np.pad(t, ((0, 0), (1, 1)), "wrap"))[:, 1:-1]
+    np.testing.assert_allclose(got.compute().values, expected)
+    assert isinstance(got.data, np.ndarray) != chunked  # in memory stays in memory
     xr.testing.assert_identical(got.coords.to_dataset(), ds.t2m.coords.to_dataset())
     whole = ds.pad2.map_overlap(smooth, {"lon": 1}, boundary="periodic")
-    np.testing.assert_allclose(whole.t2m.compute().values, got.compute().values)
+    np.testing.assert_allclose(whole.t2m.compute().values, expected)
     xr.testing.assert_identical(whole.z, ds.z)  # (no lon: untouched)
     assert whole.attrs == ds.attrs
+    everywhere = ds.t2m.pad2.map_overlap(smooth, 1, "symmetric")  # one depth, every dim
+    reference = smooth(np.pad(t, 1, "symmetric"))[1:-1, 1:-1]
+    np.testing.assert_allclose(everywhere.compute().values, reference)
 
 
 @pytest.mark.parametrize(
