@@ -15,7 +15,7 @@ import numpy as np
 
 import daskpad
 
-from .common import _progress, lazy_source, tasks, timed_together
+from .common import QUICK, _progress, lazy_source, tasks, timed_together
 
 #: numpy.pad's mode, and dask's boundary for it (None: dask has none)
 MODES = {"constant": 0.0, "edge": "nearest", "symmetric": "reflect", "wrap": "periodic"}
@@ -78,3 +78,38 @@ def section_overlap(cfg) -> list[dict]:
                 rows.append(row)
                 _progress(cfg, "overlap", row)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class Stencil:
+    """A box filter with a halo, reduced on local threads: daskpad.map_overlap with
+    numpy's mode against dask.array.map_overlap with the matching boundary."""
+
+    params = (["daskpad", "dask.map_overlap"], list(MODES), list(STENCILS))
+    param_names = ("library", "mode", "stencil")
+
+    def setup(self, lib: str, mode: str, k: int) -> None:
+        x = lazy_source(*_geometry(QUICK))
+        if lib == "daskpad":
+            self.y = daskpad.map_overlap(box, x, k // 2, mode, k=k, dtype=np.float32)
+        else:
+            self.y = da.map_overlap(
+                box, x, depth=k // 2, boundary=MODES[mode], k=k, dtype=np.float32
+            )
+
+    def time_stencil_sum(self, lib: str, mode: str, k: int) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.sum(dtype=np.float64).compute()
+
+    def peakmem_stencil_sum(self, lib: str, mode: str, k: int) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.sum(dtype=np.float64).compute()
+
+    def track_tasks(self, lib: str, mode: str, k: int) -> int:
+        return tasks(self.y)
+
+    track_tasks.unit = "tasks"
