@@ -164,7 +164,7 @@ def pad_layout(
     widths: Sequence[tuple[int, int]],
     target: Chunks | None = None,
     align: Callable[[int, int], Sequence[int] | None] | None = None,
-    views: bool = False,
+    views: bool | Sequence[bool] = False,
 ) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """The ``(before, after)`` chunks of every axis's pad sides, for padding the axes in
     order (each axis's face includes the pads of the axes before it).
@@ -175,7 +175,8 @@ def pad_layout(
     Otherwise, where the side's chunks keep the input's size, ``align(axis, side)`` may
     name where to cut it (measured from the side's start): the images of the input chunks
     for a copying mode. A piece under a quarter of the size joins a neighbour where the
-    two fit in the size. ``views``: the mode's pad blocks are broadcast views (rule 3).
+    two fit in the size. ``views``: the mode's pad blocks are broadcast views (rule 3), for
+    every axis or one flag per axis.
     """
     ndim = len(input_chunks)
     shape = [sum(c) + b + a for c, (b, a) in zip(input_chunks, widths)]
@@ -187,7 +188,8 @@ def pad_layout(
         face = math.prod(largest[i] for i in range(ndim) if i != axis) * max(itemsize, 1)
         own = math.prod(max(input_chunks[i], default=0) for i in range(ndim) if i != axis)
         wider = max(before, after)
-        size = pad_chunk_size(largest[axis], face, None, wider, views, own * max(itemsize, 1))
+        view = views if isinstance(views, bool) else views[axis]
+        size = pad_chunk_size(largest[axis], face, None, wider, view, own * max(itemsize, 1))
         cuts: list[Sequence[int] | None] = [None, None]
         few = max(GROW_AFTER, counts[axis])  # sides of at most this many chunks are aligned
         if target is None and align is not None and size == largest[axis]:

@@ -238,19 +238,19 @@ BUILDERS: dict[str, Callable[[Frame, AxisPlan, PadPlan, SideChunks], Sides]] = {
 
 def _views(
     input_chunks: tuple[tuple[int, ...], ...], plan: PadPlan
-) -> Callable[[int, int], list[int] | None] | None:
+) -> Callable[[int, int], list[int] | None]:
     """For the even copying modes, where each pad side must be cut so that every block is
-    a view of one input block (see :func:`daskpad._chunks.pad_layout`); None otherwise.
-    Each axis is padded after the earlier ones, which leaves its own chunks as they were."""
-    if plan.builder != "gather" or plan.reflect_type == "odd" or plan.mode is None:
-        return None
-    mode = plan.mode.name
-    if mode == "edge":
-        return None  # every edge block is a broadcast of one element: any cut will do
+    a view of one input block (see :func:`daskpad._chunks.pad_layout`); None for the other
+    modes. Each axis is padded after the earlier ones, which leaves its own chunks as they
+    were."""
 
     def align(axis: int, side: int) -> list[int] | None:
-        ap = plan.axes[axis]
-        program = fill_program(mode, ap.length, ap.before, ap.after, plan.reflect_type)
+        ap, sub = plan.along(axis)
+        if sub.builder != "gather" or sub.reflect_type == "odd" or sub.mode is None:
+            return None
+        if sub.mode.name == "edge":
+            return None  # every edge block is a broadcast of one element: any cut will do
+        program = fill_program(sub.mode.name, ap.length, ap.before, ap.after, sub.reflect_type)
         bounds = np.cumsum((0, *input_chunks[axis])).tolist()
         end = ap.before + ap.length
         start, stop = (0, ap.before) if side == BEFORE else (end, end + ap.after)
@@ -262,23 +262,27 @@ def _views(
 
 
 def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
-    """Pad every axis in numpy's order; each axis reads the result of the ones before.
+    """Pad every axis in numpy's order; each axis reads the result of the ones before,
+    with its own mode where the plan has a mode per axis.
 
     The pad sides' chunks come from :mod:`daskpad._chunks`: from the budget by default, cut
     at the output chunks' boundaries when ``chunks`` asks for output chunks, so that each
     output block is assembled from whole pad blocks and the input blocks it overlaps.
     """
-    builder = BUILDERS[plan.builder]
     widths = [(ap.before, ap.after) for ap in plan.axes]
     target = output_chunks(chunks, x.chunks, plan.new_shape, x.dtype, widths)
-    views = plan.mode is not None and plan.mode.views and type(x._meta) is np.ndarray
+    numpy_blocks = type(x._meta) is np.ndarray
+    views = [
+        numpy_blocks and sub.mode is not None and sub.mode.views
+        for sub in (plan.along(axis)[1] for axis in range(x.ndim))
+    ]
     layout = pad_layout(x.chunks, x.dtype.itemsize, widths, target, _views(x.chunks, plan), views)
     grid = Grid(x)
-    if plan.builder == "stat":
-        share_partials(grid, plan)
-    for ap in plan.axes:
+    share_partials(grid, [plan.along(axis) for axis in range(x.ndim)])
+    for axis in range(x.ndim):
+        ap, sub = plan.along(axis)
         if ap.padded:
-            grid.add(ap.axis, *builder(grid, ap, plan, layout[ap.axis]))
+            grid.add(axis, *BUILDERS[sub.builder](grid, ap, sub, layout[axis]))
     if isinstance(chunks, str) and chunks == "merge":
         target = merge_slivers(tuple(grid.chunks), dict(enumerate(widths)))
     return grid.assemble(target)

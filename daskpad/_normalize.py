@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ._modes import EdgeFunction, Mode, check_kwargs, mode_named
+from ._modes import EdgeFunction, Mode, check_kwargs, mode_named, modes_taking
 
 
 class PadWidthValueError(TypeError, AssertionError):
@@ -74,6 +74,11 @@ class PadPlan:
     ``mode`` is ``None`` for a user function; ``function`` and ``function_kwargs`` are then
     set. ``fill_empty`` is true when numpy would return the allocated array untouched
     (mode ``empty``, or a data mode on an array of size 0).
+
+    With a mode per axis (:func:`normalize_per_axis`), ``mode`` and ``function`` are
+    ``None`` and ``steps`` holds, in axis order, ``(axis, plan)`` for each axis that
+    changes the array: a plan of one mode that pads that axis alone, for the array padded
+    by the steps before it (numpy.pad called once per axis).
     """
 
     shape: tuple[int, ...]
@@ -83,16 +88,27 @@ class PadPlan:
     function: Callable[..., Any] | None = None
     function_kwargs: Mapping[str, Any] = field(default_factory=dict)
     fill_empty: bool = False
+    steps: tuple[tuple[int, PadPlan], ...] = ()
 
     @property
     def new_shape(self) -> tuple[int, ...]:
         return tuple(a.length + a.before + a.after for a in self.axes)
+
+    def along(self, axis: int) -> tuple[AxisPlan, PadPlan]:
+        """How ``axis`` is padded: its :class:`AxisPlan` and the plan of its mode (the
+        step that pads it, for a mode per axis; this plan otherwise)."""
+        for a, step in self.steps:
+            if a == axis:
+                return step.axes[axis], step
+        return self.axes[axis], self
 
     @property
     def builder(self) -> str:
         """The family of graph builder that makes the pads (see :data:`daskpad._graph.BUILDERS`):
         a mode's own, ``"fill"`` where numpy leaves the allocated array untouched, and
         ``"edge_function"`` for a function marked by :func:`daskpad.edge_function`."""
+        if self.steps:
+            return "steps"
         if self.fill_empty:
             return "fill"
         if self.mode is not None:
@@ -104,7 +120,8 @@ class PadPlan:
     @property
     def is_identity(self) -> bool:
         """True when the result is the input itself (no width anywhere, no user function)."""
-        return self.function is None and not any(a.padded for a in self.axes)
+        functions = any(step.function is not None for _a, step in self.steps)
+        return self.function is None and not functions and not any(a.padded for a in self.axes)
 
 
 def _reraise(exc: BaseException, detail: str) -> BaseException:
@@ -354,6 +371,132 @@ def _empty_stat_error(plan: PadPlan) -> ValueError | None:
                 f"stat_length ({lb}, {la}) for axis {a.axis}; use stat_length >= 1 or None"
             )
     return None
+
+
+# --------------------------------------------------------------------------------------
+# a mode per axis
+# --------------------------------------------------------------------------------------
+
+#: numpy.pad's keywords of its own modes; with a mode per axis, each goes to the axes whose
+#: mode takes it (:func:`normalize_per_axis`)
+MODE_KEYWORDS = ("constant_values", "end_values", "stat_length", "reflect_type")
+
+
+def is_per_axis(mode: Any) -> bool:
+    """Whether ``mode`` gives a mode per axis: ``{axis: mode}`` or one mode per axis."""
+    return isinstance(mode, Mapping) or (
+        isinstance(mode, Sequence) and not isinstance(mode, (str, bytes))
+    )
+
+
+def modes_by_axis(mode: Any, ndim: int) -> list[Any]:
+    """A per-axis ``mode`` (``{axis: mode}``, axes not named ``"constant"``, or one mode
+    per axis) as one mode per axis, each a mode name or a function."""
+    if isinstance(mode, Mapping):
+        modes = _by_axis("mode", mode, ndim, "constant")
+    else:
+        modes = list(mode)
+        if len(modes) != ndim:
+            raise ValueError(
+                f"mode: {mode!r} has {len(modes)} entries, for an array of {ndim} dimensions; "
+                f"give one mode per axis, or {{axis: mode}} for some axes (the others are "
+                f"'constant')"
+            )
+    for axis, m in enumerate(modes):
+        if callable(m):
+            continue
+        if not isinstance(m, str):
+            raise TypeError(f"mode for axis {axis} must be a mode name or a function, got {m!r}")
+        try:
+            mode_named(m)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (mode for axis {axis})") from None
+    return modes
+
+
+def _takes(mode: Any, name: str) -> bool:
+    return isinstance(mode, str) and name in mode_named(mode).kwargs
+
+
+def _keywords_by_axis(
+    modes: Sequence[Any], widths: Sequence[tuple[int, int]], kwargs: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Each axis's keywords, and the keywords of the functions among the modes.
+
+    numpy.pad's keywords of its own modes go to the axes whose mode takes them: the value
+    as given (numpy's forms: numpy picks the axis's pair), or, from ``{axis: value}``, that
+    axis's value. The functions get every keyword no padded axis's built-in mode takes. A
+    keyword nobody takes is refused as numpy refuses it."""
+    ndim = len(modes)
+    padded = [b > 0 or a > 0 for b, a in widths]
+    taken = {n for n in kwargs if any(p and _takes(m, n) for m, p in zip(modes, padded))}
+    functions = any(callable(m) for m in modes)
+    left = sorted(set(kwargs) - taken)
+    if left and not functions:
+        shown = {axis: m for axis, m in enumerate(modes) if padded[axis]}
+        fit = [n for n in left if n in MODE_KEYWORDS]
+        hint = "; give them with a mode that takes them, for an axis that is padded" if fit else ""
+        raise ValueError(
+            f"unsupported keyword arguments for the modes of the padded axes {shown}: {left}{hint}"
+        )
+    by_axis: list[dict[str, Any]] = [{} for _ in range(ndim)]
+    for name in sorted(taken):
+        value = kwargs[name]
+        if isinstance(value, Mapping):
+            for axis, entry in enumerate(_by_axis(name, value, ndim, _ABSENT)):
+                if entry is _ABSENT:
+                    continue
+                if not _takes(modes[axis], name):
+                    raise ValueError(
+                        f"{name} gives a value for axis {axis}, whose mode {modes[axis]!r} "
+                        f"does not take {name}; the modes that take it: "
+                        f"{', '.join(modes_taking([name]))}"
+                    )
+                by_axis[axis][name] = entry
+        else:
+            for axis, m in enumerate(modes):
+                if _takes(m, name):
+                    by_axis[axis][name] = value
+    function_kwargs = {n: v for n, v in kwargs.items() if n not in taken}
+    return by_axis, function_kwargs
+
+
+_ABSENT = object()
+
+
+def normalize_per_axis(
+    shape: tuple[int, ...],
+    pad_width: Any,
+    mode: Any,
+    kwargs: Mapping[str, Any],
+    dtype: np.dtype,
+) -> PadPlan:
+    """The plan of a mode per axis: numpy.pad called once per axis, in axis order, each
+    call padding only its axis with its mode and keywords, on the array the calls before
+    it padded (:attr:`PadPlan.steps`). Each call is checked as :func:`normalize` and
+    :func:`check_with_numpy` check one, in axis order, so the first error is the one the
+    chained numpy.pad calls raise first."""
+    ndim = len(shape)
+    widths = normalize_pad_width(pad_width, ndim)
+    modes = modes_by_axis(mode, ndim)
+    by_axis, function_kwargs = _keywords_by_axis(modes, widths, kwargs)
+    _check_padded_size(shape, widths, dtype.itemsize)
+    steps: list[tuple[int, PadPlan]] = []
+    current = list(shape)
+    for axis, (m, (b, a)) in enumerate(zip(modes, widths)):
+        step_widths = tuple((b, a) if i == axis else (0, 0) for i in range(ndim))
+        step_kwargs = function_kwargs if callable(m) else by_axis[axis]
+        # (a call that pads nothing still checks its keywords, as numpy.pad does)
+        step = normalize(tuple(current), step_widths, m, step_kwargs, dtype.itemsize)
+        check_with_numpy(step, dtype, m, step_kwargs)
+        if (b or a) or (callable(m) and not isinstance(m, EdgeFunction)):
+            # (an edge function writes only the pads: with none, it changes nothing)
+            steps.append((axis, step))
+        current[axis] += b + a
+    axes = tuple(AxisPlan(k, n, b, a) for k, (n, (b, a)) in enumerate(zip(shape, widths)))
+    if not steps:  # nothing changes: the plan of no pad at all
+        return PadPlan(tuple(shape), mode_named("constant"), axes)
+    return PadPlan(tuple(shape), None, axes, steps=tuple(steps))
 
 
 # --------------------------------------------------------------------------------------

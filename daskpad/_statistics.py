@@ -13,7 +13,7 @@ store computes them first (:mod:`daskpad._settle`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import dask.array as da
@@ -50,15 +50,12 @@ def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Arra
     return x.map_slab(axis, start, stop, fn, copy=copy, on_input=on_input)
 
 
-def share_partials(x: Frame, plan: PadPlan) -> None:
+def share_partials(x: Frame, axes: Sequence[tuple[AxisPlan, PadPlan]]) -> None:
     """Where maximum, mean or minimum reads the whole input along two axes or more (the
     default ``stat_length``), each input block's partials along all of them are computed
     in one task, instead of one task per axis, so every block is read once for all of
     them, in both of dask's graph modes (each combining task then picks its axis's share:
-    see :func:`_slab_statistic`)."""
-    stat = plan.mode.stat if plan.mode is not None else None
-    if stat not in ("amax", "amin", "mean"):
-        return
+    see :func:`_slab_statistic`). ``axes``: each axis's plan and the plan of its mode."""
 
     def whole(ap: AxisPlan) -> bool:
         """Every padded side of the axis reads the whole axis, in more than two chunks
@@ -68,9 +65,21 @@ def share_partials(x: Frame, plan: PadPlan) -> None:
         sides = [s for s, w in zip(ap.stat_length, (ap.before, ap.after)) if w]
         return all(s == ap.length for s in sides)
 
-    axes = tuple(ap.axis for ap in plan.axes if whole(ap))
-    if len(axes) < 2:
-        return
+    for stat in ("amax", "amin", "mean"):
+        along = tuple(
+            ap.axis
+            for ap, sub in axes
+            if sub.builder == "stat"
+            and sub.mode is not None
+            and sub.mode.stat == stat
+            and whole(ap)
+        )
+        if len(along) >= 2:
+            _share(x, stat, along)
+
+
+def _share(x: Frame, stat: str, axes: tuple[int, ...]) -> None:
+    """Each input block's partials of ``stat`` along all of ``axes``, in one task."""
     acc = sk.mean_accumulator(x.dtype) if stat == "mean" else x.dtype
     ind = tuple(range(x.ndim))
     both = da.blockwise(

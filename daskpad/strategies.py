@@ -24,7 +24,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ._modes import REFLECT_TYPES
+from ._modes import MODES, REFLECT_TYPES
 from .testing import (
     _ALL_MODES,
     _STRATEGIES,
@@ -451,6 +451,103 @@ def pad_cases(
     return PadCase(data, chunks, pad_width, mode, kwargs)
 
 
+@st.composite
+def per_axis_modes(draw: Any, ndim: int, *, functions: bool = True) -> Any:
+    """A mode per axis, as ``{axis: mode}`` (some axes left to ``"constant"``, negative
+    axes too) or one mode per axis: every numpy mode and, with ``functions``, the
+    padding functions (never beside ``"empty"``, whose undefined pads a function could
+    read)."""
+    names = sorted(_ALL_MODES)
+    choices = st.sampled_from(names)
+    if functions:
+        choices = st.one_of(choices, st.sampled_from([f for f, _ in CALLABLES]))
+    modes = draw(st.lists(choices, min_size=ndim, max_size=ndim))
+    if "empty" in modes:
+        modes = [m if isinstance(m, str) else "edge" for m in modes]
+    if draw(st.booleans()):
+        return modes if draw(st.booleans()) else tuple(modes)
+    named = draw(st.lists(st.sampled_from(range(ndim)), unique=True)) if ndim else []
+    return {
+        (a - ndim if draw(st.booleans()) else a): modes[a]
+        for a in named
+        if not (modes[a] == "constant" and draw(st.booleans()))
+    }
+
+
+def _axis_modes_of(mode: Any, ndim: int) -> list[Any]:
+    if isinstance(mode, dict):
+        out: list[Any] = ["constant"] * ndim
+        for a, m in mode.items():
+            out[a % ndim] = m
+        return out
+    return list(mode)
+
+
+@st.composite
+def per_axis_kwargs(
+    draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]
+) -> dict[str, Any]:
+    """Keyword arguments for a per-axis ``mode``: each keyword some axis's mode takes left
+    out, in one of numpy's forms, or as ``{axis: value}`` for some of the axes that take
+    it; and the keywords of a padding function among the modes."""
+    ndim = len(shape)
+    modes = _axis_modes_of(mode, ndim)
+    kwargs: dict[str, Any] = {}
+    one_value = {
+        "constant_values": _fill_values(dtype),
+        "end_values": _fill_values(dtype),
+        "stat_length": st.one_of(st.integers(1, 3), st.integers(0, max(shape, default=0) + 3)),
+        "reflect_type": st.sampled_from(REFLECT_TYPES),
+    }
+    for name, value in one_value.items():
+        axes = [a for a, m in enumerate(modes) if isinstance(m, str) and name in MODES[m].kwargs]
+        if not axes or not draw(st.booleans()):
+            continue
+        if name == "reflect_type":
+            pair: st.SearchStrategy[Any] = value
+        else:
+            pair = st.one_of(value, st.tuples(value, value))
+        if draw(st.booleans()):
+            chosen = draw(st.lists(st.sampled_from(axes), min_size=1, unique=True))
+            kwargs[name] = {a: draw(pair) for a in chosen}
+        elif name == "reflect_type":
+            kwargs[name] = draw(value)
+        elif name == "stat_length":
+            kwargs[name] = draw(_stat_lengths(ndim, max(shape, default=0)).filter(_not_none))
+        else:
+            kwargs[name] = draw(_forms_of(value, ndim))
+    for m in modes:
+        if callable(m):
+            kwargs.update(draw(mode_kwargs(m, dtype, shape)))
+    return kwargs
+
+
+def _not_none(v: Any) -> bool:
+    return v is not None
+
+
+@st.composite
+def per_axis_pad_cases(
+    draw: Any,
+    *,
+    dtype: np.dtype | None = None,
+    shape: st.SearchStrategy[tuple[int, ...]] | None = None,
+    functions: bool = True,
+) -> PadCase:
+    """A call with a mode per axis (:func:`per_axis_modes`) and its keywords in every form
+    (:func:`per_axis_kwargs`), on data drawn as :func:`pad_cases` draws it; checked against
+    :func:`daskpad.testing.chained_numpy_pad`."""
+    dtype = draw(dtypes()) if dtype is None else np.dtype(dtype)
+    shape = draw(shapes() if shape is None else shape)
+    mode = draw(per_axis_modes(len(shape), functions=functions))
+    bounded = "mean" in _axis_modes_of(mode, len(shape))
+    data = draw(data_arrays(dtype, shape, bounded=bounded))
+    chunks = draw(chunkings(shape))
+    pad_width = draw(pad_widths(shape, chunks))
+    kwargs = draw(per_axis_kwargs(mode, dtype, shape))
+    return PadCase(data, chunks, pad_width, mode, kwargs)
+
+
 _BAD_WIDTHS = (
     -1,
     (-1,),
@@ -480,7 +577,19 @@ _BAD_WIDTHS = (
     {-5: (1, 1)},
 )
 
-_BAD_MODES = ("foo", "Constant", "", None, 3, ("edge",), ["edge"])
+_BAD_MODES = (
+    "foo",
+    "Constant",
+    "",
+    None,
+    3,
+    ("edge", "foo"),
+    ["edge"] * 5,
+    {0: "foo"},
+    {"x": "edge"},
+    {7: "edge"},
+    {0: None},
+)
 
 
 # what invalid_pad_cases makes wrong, and the wrong values it draws from (with a few that

@@ -28,6 +28,7 @@ from ._modes import MODES, REFLECT_TYPES
 __all__ = [
     "DTYPES",
     "assert_pad_matches_numpy",
+    "chained_numpy_pad",
     "pad_and_reverse_data",
     "pad_inplace_and_return",
     "pad_returning_new",
@@ -98,9 +99,93 @@ def _honour_return(function: Callable[..., Any]) -> Callable[..., None]:
 def _numpy_reference(
     data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, Any]
 ) -> Any:
+    if _per_axis(mode):
+        return chained_numpy_pad(data, pad_width, mode, **kwargs)
     if callable(mode):
         mode = _honour_return(mode)
     return np.pad(data, pad_width, mode=mode, **kwargs)
+
+
+def _per_axis(mode: Any) -> bool:
+    return isinstance(mode, Mapping) or isinstance(mode, (list, tuple))
+
+
+#: numpy.pad's keywords of its own modes (the others go to a padding function)
+_MODE_KEYWORDS = ("constant_values", "end_values", "stat_length", "reflect_type")
+
+
+def _axis_of(name: str, key: Any, ndim: int) -> int:
+    if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
+        raise TypeError(f"{name}: axes are integers, not {key!r}")
+    if not -ndim <= key < ndim:
+        raise ValueError(f"{name}: axis {key} is out of bounds for {ndim} dimensions")
+    return int(key) % ndim
+
+
+def chained_numpy_pad(array: Any, pad_width: Any, mode: Any, **kwargs: Any) -> np.ndarray:
+    """numpy.pad with a mode per axis, by definition: numpy.pad called once per axis, in
+    axis order, each call padding only that axis (the others get width 0) with that axis's
+    mode, on the result of the calls before it.
+
+    ``mode`` is ``{axis: mode}`` (axes not named: ``"constant"``) or one mode per axis.
+    numpy.pad's keywords (``constant_values``, ``end_values``, ``stat_length``,
+    ``reflect_type``) go, as given, to the calls whose mode takes them, or from
+    ``{axis: value}`` to that axis's call alone; a padding function gets the keywords no
+    padded axis's own mode takes. A keyword that nothing takes is refused with
+    ``ValueError``, as numpy refuses it. This is the oracle of daskpad's per-axis modes.
+
+    >>> import numpy as np
+    >>> chained_numpy_pad(np.arange(6).reshape(2, 3), 1, {0: "edge", 1: "wrap"})
+    array([[2, 0, 1, 2, 0],
+           [2, 0, 1, 2, 0],
+           [5, 3, 4, 5, 3],
+           [5, 3, 4, 5, 3]])
+    """
+    a = np.asarray(array)
+    ndim = a.ndim
+    with _quiet():
+        np.pad(np.zeros((0,) * ndim, dtype=np.int8), pad_width)  # numpy's checks of the widths
+    widths = _widths_of(np.zeros(0), np.zeros((0,) * ndim), pad_width)
+    if isinstance(mode, Mapping):
+        modes: list[Any] = ["constant"] * ndim
+        for key, m in mode.items():
+            modes[_axis_of("mode", key, ndim)] = m
+    else:
+        modes = list(mode)
+        if len(modes) != ndim:
+            raise ValueError(f"mode: {len(modes)} modes for {ndim} axes")
+    for m in modes:
+        if isinstance(m, str) and m not in MODES:
+            raise ValueError(f"mode {m!r} is not supported")
+        if not isinstance(m, str) and not callable(m):
+            raise TypeError(f"mode {m!r} is not a mode name nor a function")
+
+    def takes(m: Any, name: str) -> bool:
+        return isinstance(m, str) and name in MODES[m].kwargs
+
+    padded = [b > 0 or af > 0 for b, af in widths]
+    taken = {n for n in kwargs if any(p and takes(m, n) for m, p in zip(modes, padded))}
+    if set(kwargs) - taken and not any(callable(m) for m in modes):
+        raise ValueError(f"unsupported keyword arguments: {sorted(set(kwargs) - taken)}")
+    own: list[dict[str, Any]] = [{} for _ in range(ndim)]
+    for name in taken:
+        value = kwargs[name]
+        if isinstance(value, Mapping):
+            for key, entry in value.items():
+                own[_axis_of(name, key, ndim)][name] = entry  # numpy refuses a misfit
+        else:
+            for axis, m in enumerate(modes):
+                if takes(m, name):
+                    own[axis][name] = value
+    rest = {n: v for n, v in kwargs.items() if n not in taken}
+    for axis, m in enumerate(modes):
+        step = [(0, 0)] * ndim
+        step[axis] = widths[axis]
+        if callable(m):
+            a = np.pad(a, step, mode=_honour_return(m), **rest)
+        else:
+            a = np.pad(a, step, mode=m, **own[axis])
+    return a
 
 
 def _first_builtin(exc_type: type[BaseException]) -> type[BaseException]:
@@ -315,14 +400,27 @@ def assert_pad_matches_numpy(
         # daskpad may return the element itself.
         if not isinstance(actual[()], np.ndarray):
             expected = expected[()]
-    if (isinstance(mode, str) and mode == "empty") or undefined_pad:
+    modes = _modes_of(mode) if _per_axis(mode) else [mode]
+    if _per_axis(mode) and "empty" in modes and not undefined_pad:
+        # each axis padded "empty" is undefined there; every other value reads only
+        # elements inside those axes' interiors
+        full = _widths_of(expected, data, pad_width)
+        per_axis_modes = _axis_modes(mode, data.ndim)
+        kept = tuple(
+            slice(b, b + n) if m == "empty" else slice(None)
+            for n, (b, _), m in zip(data.shape, full, per_axis_modes)
+        )
+        expected, actual = expected[kept], actual[kept]
+    elif (isinstance(mode, str) and mode == "empty") or undefined_pad:
         region: tuple[Any, ...] = (
             *_interior(data.shape, _widths_of(expected, data, pad_width)),
             Ellipsis,
         )
         expected, actual = expected[region], actual[region]
     ok = _same(expected, actual)
-    if isinstance(mode, str) and mode == "mean" and expected.size and not ok.all():
+    if _per_axis(mode) and "mean" in modes and expected.size and not ok.all():
+        ok |= _within_mean_tolerance_of(expected, actual)
+    elif isinstance(mode, str) and mode == "mean" and expected.size and not ok.all():
         ok |= _within_mean_tolerance(expected, actual, data, pad_width, kwargs)
     if not ok.all():
         raise AssertionError(
@@ -348,6 +446,11 @@ def _numpy_outcome(
     return expected, numpy_error, undefined_pad
 
 
+def _modes_of(mode: Any) -> list[Any]:
+    """The modes of a per-axis ``mode``."""
+    return list(mode.values()) if isinstance(mode, Mapping) else list(mode)
+
+
 def _expected_refusal(
     numpy_error: BaseException | None, mode: Any, kwargs: Mapping[str, Any]
 ) -> tuple[type[BaseException], str] | None:
@@ -355,15 +458,17 @@ def _expected_refusal(
     if numpy_error is not None:
         why = f"numpy raised {type(numpy_error).__name__}: {numpy_error}"
         return _first_builtin(type(numpy_error)), why
-    if (
-        isinstance(mode, str)
-        and mode in ("reflect", "symmetric")
-        and "reflect_type" in kwargs
-        and kwargs["reflect_type"] not in REFLECT_TYPES
-    ):
+    reflect_type = kwargs.get("reflect_type", "even")
+    given = list(reflect_type.values()) if isinstance(reflect_type, Mapping) else [reflect_type]
+    reflecting = (
+        any(m in ("reflect", "symmetric") for m in _modes_of(mode))
+        if _per_axis(mode)
+        else isinstance(mode, str) and mode in ("reflect", "symmetric")
+    )
+    if reflecting and "reflect_type" in kwargs and any(t not in REFLECT_TYPES for t in given):
         return (
             ValueError,
-            f"reflect_type={kwargs['reflect_type']!r} is refused (numpy treats it as even)",
+            f"reflect_type={reflect_type!r} is refused (numpy treats it as even)",
         )
     return None
 
@@ -390,6 +495,31 @@ def _assert_refused(
     except Exception as exc:
         later = f"and only computing it raised {type(exc).__name__}: {exc}"
     raise AssertionError(f"{call}: {why}; daskpad.pad returned {result!r} without raising {later}")
+
+
+def _axis_modes(mode: Any, ndim: int) -> list[Any]:
+    if isinstance(mode, Mapping):
+        out: list[Any] = ["constant"] * ndim
+        for key, m in mode.items():
+            out[int(key) % ndim] = m
+        return out
+    return list(mode)
+
+
+def _within_mean_tolerance_of(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Where a mean of a per-axis mode differs from numpy's by no more than summing in
+    another order explains: MEAN_ULPS * eps * the largest finite magnitude of the result
+    (every value any mean was taken over is in the result)."""
+    kind = expected.dtype.kind
+    if kind not in "fc":
+        return np.zeros(expected.shape, dtype=bool)
+    wide = np.complex128 if kind == "c" else np.float64
+    e, a = expected.astype(wide), actual.astype(wide)
+    finite = np.abs(e[np.isfinite(e)])
+    bound = float(finite.max()) if finite.size else 0.0
+    tol = MEAN_ULPS * float(np.finfo(expected.dtype).eps) * bound
+    with np.errstate(invalid="ignore", over="ignore"):
+        return cast("np.ndarray", np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= tol))
 
 
 def _within_mean_tolerance(
@@ -498,6 +628,9 @@ _STRATEGIES = (
     "mode_kwargs",
     "pad_cases",
     "pad_widths",
+    "per_axis_kwargs",
+    "per_axis_modes",
+    "per_axis_pad_cases",
     "shapes",
 )
 
