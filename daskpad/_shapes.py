@@ -9,7 +9,7 @@ them, and :func:`crop` undoes any pad, whatever form its widths were given in.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import dask.array as da
@@ -103,7 +103,7 @@ def pad_to(
     shape: Any = None,
     *,
     multiple: Any = None,
-    mode: str | Callable[..., Any] = "constant",
+    mode: str | Callable[..., Any] | Mapping[int, Any] | Sequence[Any] = "constant",
     align: str = "center",
     chunks: Any = None,
     **kwargs: Any,
@@ -113,8 +113,8 @@ def pad_to(
 
     ``shape``, ``multiple`` and ``align`` are :func:`widths_for`'s; ``mode``, ``chunks``
     and the keywords (``constant_values``, ``end_values``, ``stat_length``,
-    ``reflect_type``) are :func:`daskpad.pad`'s. ``crop(pad_to(x, ...), widths_for(x,
-    ...))`` is ``x`` again.
+    ``reflect_type``) are :func:`daskpad.pad`'s, a mode per axis included. ``crop(pad_to(x,
+    ...), widths_for(x, ...))`` is ``x`` again.
 
     Examples
     --------
@@ -124,6 +124,8 @@ def pad_to(
     array([1, 0, 1, 2, 3, 4, 3, 2])
     >>> daskpad.pad_to(x, multiple=4, align="start").compute()
     array([0, 1, 2, 3, 4, 0, 0, 0])
+    >>> daskpad.pad_to(da.ones((3, 5), chunks=2), (4, 8), mode={1: "wrap"}).shape
+    (4, 8)
     """
     x = array if isinstance(array, da.Array) else da.asarray(array)
     widths = widths_for(x, shape, multiple=multiple, align=align)

@@ -222,3 +222,24 @@ def test_a_dtype_error_of_one_axis_is_raised_at_the_call():
         chained_numpy_pad(data, 1, ["edge", "mean"])
     with pytest.raises(TypeError):
         daskpad.pad(da.from_array(data, chunks=1), 1, mode=["edge", "mean"])
+
+
+@given(case=per_axis_pad_cases(shape=shapes(min_dims=1, max_dims=3), functions=False))
+def test_crop_undoes_a_mode_per_axis(case):
+    x = da.from_array(case.data, chunks=case.chunks)
+    try:
+        y = daskpad.pad(x, case.pad_width, case.mode, **case.kwargs)
+    except Exception:
+        return  # refused (the oracle's agreement is checked by the property above)
+    z = daskpad.crop(y, case.pad_width)
+    assert z.chunks == x.chunks
+    np.testing.assert_array_equal(z.compute(), case.data)
+
+
+def test_pad_to_with_a_mode_per_axis():
+    x = da.from_array(GRID, chunks=5)
+    y = daskpad.pad_to(x, (10, 16), mode={0: "symmetric", 1: "wrap"})
+    widths = daskpad.widths_for(x, (10, 16))
+    np.testing.assert_array_equal(
+        y.compute(), chained_numpy_pad(GRID, widths, {0: "symmetric", 1: "wrap"})
+    )
