@@ -49,7 +49,9 @@ callable     mode=<function> on a ~1 GB array: time and peak memory.
 overlap      a 3 x 3 and a 9 x 9 box filter on a 2.4 GB lazily generated array through
              ``daskpad.map_overlap`` and ``dask.array.map_overlap`` with the matching
              boundary (paired rounds, reduced on local threads); numpy's reflect is
-             daskpad's alone.
+             daskpad's alone. A boundary per axis (symmetric axis 0, periodic axis 1)
+             against dask's ``{0: "reflect", 1: "periodic"}``, and one ``daskpad.pad``
+             with that mode per axis against two chained ``daskpad.pad`` calls.
 wide         pads wider than the axis.
 storemem     input blocks held at once (counted with weakref finalizers) while an n x n-block
              float32 array is padded and stored to zarr with regular chunks, n = 8, 16, 32

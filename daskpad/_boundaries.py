@@ -6,7 +6,8 @@ scipy's ``"reflect"`` is numpy's ``"symmetric"``, while torch's ``"reflect"`` is
 :data:`NAMES` is the one table; :func:`translate` reads it. A word that means one numpy
 mode wherever it is used (``"periodic"``, ``"nearest"``, ``"mirror"``, ...) is taken
 alone; an ambiguous one only with its library named: ``"scipy:reflect"``. docs/boundaries.md
-shows the table (a test keeps the two equal).
+shows the table (a test keeps the two equal). :func:`translate_each` reads a boundary
+per axis (``{axis: name}``, or one per axis), each entry through :func:`translate`.
 
 scipy.ndimage's names are those of its filters, which pad whole samples as numpy does;
 for interpolation scipy reads ``"constant"``, ``"wrap"`` and the ``grid-`` names
@@ -16,8 +17,10 @@ differently, which does not arise in padding.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from ._normalize import _by_axis
 
 #: per library, its boundary words and the numpy.pad mode each means (None: no pad at the
 #: array's edges, dask's "none")
@@ -64,10 +67,11 @@ def meanings(word: str) -> dict[str, str | None]:
     return {lib: names[word] for lib, names in NAMES.items() if word in names}
 
 
-def translate(boundary: Any) -> tuple[str | None, dict[str, Any]]:
+def translate(boundary: Any, name: str = "boundary") -> tuple[str | None, dict[str, Any]]:
     """numpy.pad's mode (None: no pad) and keywords for ``boundary``: a word of
     :data:`NAMES` alone where it means one mode everywhere, ``"library:word"``, or a
-    number (dask's constant boundary: ``mode="constant"`` with that value).
+    number (dask's constant boundary: ``mode="constant"`` with that value). ``name`` is
+    how messages call it (``"boundary[1]"`` for one axis's entry).
 
     Raises
     ------
@@ -78,30 +82,60 @@ def translate(boundary: Any) -> tuple[str | None, dict[str, Any]]:
     if isinstance(boundary, numbers.Number) and not isinstance(boundary, bool):
         return "constant", {"constant_values": boundary}
     if not isinstance(boundary, str):
-        raise TypeError(f"boundary: expected a name or a number, got {boundary!r}")
+        raise TypeError(f"{name}: expected a name or a number, got {boundary!r}")
     lib, sep, word = boundary.partition(":")
     if sep:
         if lib not in NAMES:
             raise ValueError(
-                f"boundary={boundary!r}: unknown library {lib!r}; "
+                f"{name}={boundary!r}: unknown library {lib!r}; "
                 f"one of {', '.join(map(repr, NAMES))}"
             )
         if word not in NAMES[lib]:
             raise ValueError(
-                f"boundary={boundary!r}: {lib} has no boundary {word!r}; "
+                f"{name}={boundary!r}: {lib} has no boundary {word!r}; "
                 f"it has {', '.join(map(repr, NAMES[lib]))}"
             )
         return NAMES[lib][word], {}
     found = meanings(boundary)
     if not found:
         known = sorted({w for names in NAMES.values() for w in names})
-        raise ValueError(
-            f"boundary={boundary!r} is not a boundary name; known: {', '.join(known)}"
-        )
+        raise ValueError(f"{name}={boundary!r} is not a boundary name; known: {', '.join(known)}")
     if len(set(found.values())) > 1:
         which = ", ".join(f"'{lib}:{boundary}' is mode={m!r}" for lib, m in found.items())
         raise ValueError(
-            f"boundary={boundary!r} means different modes in different libraries ({which}): "
+            f"{name}={boundary!r} means different modes in different libraries ({which}): "
             "name the library, or give numpy's mode="
         )
     return next(iter(found.values())), {}
+
+
+def translate_each(
+    boundary: Mapping[Any, Any] | Sequence[Any], ndim: int
+) -> list[tuple[str | None, Any] | None]:
+    """A boundary per axis, ``{axis: name or number}`` (negative axes counted from the
+    end) or one name or number per axis, as one entry per axis: numpy.pad's mode (None:
+    no pad, dask's ``"none"``) and the constant a number gives (None otherwise); None for
+    an axis the dict does not name.
+
+    Raises
+    ------
+    ValueError, TypeError
+        :func:`translate`'s, naming the axis (``boundary[1]='reflect' ...``); a sequence
+        of another length than ``ndim``; a key that is no axis of ``ndim`` dimensions.
+    """
+    unnamed = object()
+    if isinstance(boundary, Mapping):
+        entries = _by_axis("boundary", boundary, ndim, unnamed)
+    else:
+        entries = list(boundary)
+        if len(entries) != ndim:
+            raise ValueError(
+                f"boundary={boundary!r} has {len(entries)} entries, for an array of {ndim} "
+                "dimensions: give one name or number per axis, or {axis: name}"
+            )
+    out: list[tuple[str | None, Any] | None] = [None] * ndim
+    for axis, entry in enumerate(entries):
+        if entry is not unnamed:
+            mode, extra = translate(entry, f"boundary[{axis}]")
+            out[axis] = (mode, extra.get("constant_values"))
+    return out

@@ -26,6 +26,7 @@ pytest.importorskip("ipykernel")
 pytest.importorskip("matplotlib")
 pytest.importorskip("xarray")
 pytest.importorskip("distributed")
+pytest.importorskip("scipy")  # (04-halos checks its blur against scipy.ndimage)
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
