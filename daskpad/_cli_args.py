@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 from ._cli_io import CliError
 from ._coords import COORDS_POLICIES
+from ._labelled import other_name
 from ._modes import MODES
 from ._stores import storage_options
 
@@ -65,9 +66,9 @@ def _output_options(pad: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--memory",
         metavar="SIZE",
-        help="data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of this "
-        "machine's memory if less): a write that would hold more is done tile by tile, "
-        "reading the input blocks at tile edges twice",
+        help="data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of the "
+        "memory the command may use, a container's limit included, if less): a write that "
+        "would hold more is done tile by tile, reading the input blocks at tile edges twice",
     )
     where = out.add_mutually_exclusive_group()
     where.add_argument(
@@ -121,28 +122,42 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--mode",
-        default="constant",
-        choices=sorted(MODES),
-        help="numpy.pad mode (default: constant)",
+        action="append",
+        type=_mode_text,
+        metavar="MODE|DIM=MODE",
+        help="numpy.pad mode: MODE for every padded dimension, or DIM=MODE for one (repeat "
+        "per dimension; a padded dimension not named is padded with constant). Bare and "
+        f"DIM= forms do not combine. One of {', '.join(sorted(MODES))} (default: constant)",
     )
     g.add_argument(
         "--var", action="append", metavar="NAME", help="pad only this data variable (repeatable)"
     )
     g.add_argument(
         "--constant-value",
-        metavar="V|B:A",
-        help="mode constant: the fill (default: NaN, promoting integer data to float)",
+        action="append",
+        metavar="V|B:A|DIM=V|DIM=B:A",
+        help="mode constant: the fill, for every dimension padded with constant or (DIM=) "
+        "for one (default: NaN, promoting integer data to float)",
     )
     g.add_argument(
-        "--end-value", metavar="V|B:A", help="mode linear_ramp: the value ramped to (default 0)"
+        "--end-value",
+        action="append",
+        metavar="V|B:A|DIM=V|DIM=B:A",
+        help="mode linear_ramp: the value ramped to, for every such dimension or (DIM=) for "
+        "one (default 0)",
     )
     g.add_argument(
         "--stat-length",
-        metavar="N|B:A",
-        help="maximum/mean/median/minimum: values read at each edge",
+        action="append",
+        metavar="N|B:A|DIM=N|DIM=B:A",
+        help="maximum/mean/median/minimum: values read at each edge, for every such "
+        "dimension or (DIM=) for one (default: the whole dimension)",
     )
     g.add_argument(
-        "--reflect-type", choices=("even", "odd"), help="modes reflect, symmetric (default even)"
+        "--reflect-type",
+        action="append",
+        metavar="even|odd|DIM=even|DIM=odd",
+        help="modes reflect, symmetric: for every such dimension or (DIM=) for one (default even)",
     )
     g.add_argument(
         "--coords",
@@ -158,6 +173,18 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
         help="output chunks: SRC's own sizes, made regular for zarr (regular, the default); "
         "regular with as many chunks as fit, so no thin last one (even, the fastest to "
         "write); read SRC with SIZE along DIM first (combines with either)",
+    )
+
+
+def _mode_text(text: str) -> str:
+    """``--mode MODE`` or ``--mode DIM=MODE``, with a MODE numpy.pad has."""
+    mode = text.partition("=")[2] if "=" in text else text
+    if mode in MODES:
+        return text
+    said = other_name(mode)
+    hint = f"; {mode!r} is {said} (docs/boundaries.md)" if said else ""
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: {mode!r} (choose from {', '.join(map(repr, sorted(MODES)))}){hint}"
     )
 
 
@@ -303,6 +330,69 @@ def parse_value(text: str, flag: str, *, integer: bool = False) -> Any:
             f"(write {flag}=-1:2 when the value starts with a minus sign)"
         ) from None
     return values[0] if len(values) == 1 else tuple(values)
+
+
+def parse_by_dim(
+    texts: Iterable[str], flag: str, widths: Mapping[str, Any], parse: Callable[[str], Any]
+) -> Any:
+    """A repeatable option given bare (``V``: every dimension it applies to) or per
+    dimension (``DIM=V``) -> ``parse(V)``, ``{DIM: parse(V)}``, or None when not given.
+
+    A second bare one, a dimension named twice, bare and ``DIM=`` forms together, and a
+    dimension without ``--width`` are refused, naming the option.
+
+    >>> parse_by_dim(["lat=odd", "lon=even"], "--reflect-type", {"lat": 1, "lon": 1}, str)
+    {'lat': 'odd', 'lon': 'even'}
+    """
+    bare: list[str] = []
+    named: dict[str, str] = {}
+    for text in texts:
+        dim, sep, _ = text.partition("=")
+        if not sep:
+            bare.append(text)
+            continue
+        dim = dim.strip()
+        if not dim:
+            raise CliError(f"{flag} {text!r} is malformed: expected DIM=VALUE or a bare VALUE")
+        if dim in named:
+            raise CliError(
+                f"{flag} names dimension {dim!r} twice ({flag} {named[dim]}, {flag} {text}); "
+                "give each dimension once"
+            )
+        named[dim] = text
+    if len(bare) > 1:
+        raise CliError(
+            f"{flag} is given {len(bare)} times without a dimension "
+            f"({', '.join(f'{flag} {t}' for t in bare)}); give one {flag} for every padded "
+            f"dimension, or one {flag} DIM=... per dimension"
+        )
+    if bare and named:
+        first = next(iter(named.values()))
+        raise CliError(
+            f"{flag} {bare[0]} (every padded dimension) and {flag} {first} (one dimension) do "
+            f"not combine: give each dimension its own {flag} DIM=..."
+            + (" (one not named is padded with constant)" if flag == "--mode" else "")
+            + f", or one bare {flag} for all"
+        )
+    for dim, text in named.items():
+        if dim not in widths:
+            raise CliError(
+                f"{flag} {text} names dimension {dim!r}, which has no --width: it applies to "
+                f"padded dimensions only (add --width {dim}=N, or leave it out)"
+            )
+    if bare:
+        return parse(bare[0])
+    if named:
+        return {dim: parse(text.partition("=")[2]) for dim, text in named.items()}
+    return None
+
+
+def parse_reflect_type(text: str) -> str:
+    if text not in ("even", "odd"):
+        raise CliError(
+            f"--reflect-type {text!r} is malformed: expected even or odd, or DIM=even or DIM=odd"
+        )
+    return text
 
 
 def parse_chunks(texts: Iterable[str]) -> tuple[str, dict[str, int]]:

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from dask.utils import format_bytes
 
+from ._cli_info import variable_lines
 from ._coords import LAYOUT_ENCODING
 from ._stores import ZARR_MARKERS, Location, StoreError, locate
 
@@ -356,17 +358,13 @@ def compute_with_progress(collections: list[Any], client: Any, progress: bool) -
 # Describing datasets
 # --------------------------------------------------------------------------------------
 def fmt_bytes(n: float) -> str:
-    """A byte count for people, in the decimal units ``--memory`` takes (dask's
-    ``format_bytes`` writes binary units, ``1.50 kiB``, which ``--memory`` reads otherwise).
+    """A byte count for people: dask's ``format_bytes``, whose text ``--memory`` (dask's
+    ``parse_bytes``) reads back as the same count, to three figures.
 
     >>> fmt_bytes(1536)
-    '1.5 kB'
+    '1.50 kiB'
     """
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if n < 1000 or unit == "TB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    raise AssertionError  # pragma: no cover
+    return str(format_bytes(int(n)))
 
 
 def fmt_dim_chunks(c: tuple[int, ...]) -> str:
@@ -407,8 +405,37 @@ class Widths:
         )
 
 
-def describe(ds: Any, title: str, widths: Mapping[str, tuple[int, int]] | None = None) -> str:
-    """Dimensions and, per variable, dtype, shape, chunks and size; tasks when padded."""
+def modes_of(mode: Any, widths: Mapping[str, Any]) -> dict[str, str]:
+    """The mode of each padded dimension: ``mode`` itself, or its entry in a
+    ``{dim: mode}`` mapping (constant for a dimension it does not name)."""
+    if isinstance(mode, Mapping):
+        return {d: mode.get(d, "constant") for d in widths}
+    return dict.fromkeys(widths, mode)
+
+
+@dataclass(frozen=True)
+class Modes:
+    """The ``--mode`` options, for printing: one mode, or each padded dimension's."""
+
+    mode: Any
+    widths: Mapping[str, Any]
+
+    def __str__(self) -> str:
+        if isinstance(self.mode, str):
+            return self.mode
+        return " ".join(f"{d}={m}" for d, m in modes_of(self.mode, self.widths).items())
+
+
+def describe(
+    ds: Any,
+    title: str,
+    widths: Mapping[str, tuple[int, int]] | None = None,
+    modes: Mapping[str, str] | None = None,
+    decoded: Any = None,
+) -> str:
+    """Dimensions (with the widths and mode of the padded ones) and, per variable, dtype,
+    shape, chunks and size; tasks when padded; with ``decoded`` (``ds`` as xarray decodes
+    it), how xarray reads each variable and how it is stored."""
     lines = [title]
     # a store lists its arrays in whatever order its filesystem does: order dimensions as
     # the data variables use them, those with most dimensions first, then by name, so the
@@ -423,7 +450,8 @@ def describe(ds: Any, title: str, widths: Mapping[str, tuple[int, int]] | None =
         extra = ""
         pair = widths.get(str(d), (0, 0)) if widths else (0, 0)
         if pair != (0, 0):
-            extra = f" (+{pair[0]}+{pair[1]})"
+            mode = f" {modes[str(d)]}" if modes and str(d) in modes else ""
+            extra = f" (+{pair[0]}+{pair[1]}{mode})"
         dims.append(f"{d} {n}{extra}")
     lines.append(f"  dimensions: {', '.join(dims)}")
     shown = {n: "(array)" if n == ARRAY_VARIABLE else str(n) for n in ds.variables}
@@ -440,6 +468,8 @@ def describe(ds: Any, title: str, widths: Mapping[str, tuple[int, int]] | None =
         if widths is not None and var.chunks is not None:
             line += f"  {len(var.data.__dask_graph__())} tasks"
         lines.append(line)
+        if decoded is not None:
+            lines += variable_lines(var, decoded.variables[name], " " * (width + 4))
     total = f"  total: {fmt_bytes(ds.nbytes)}"
     if widths is not None:
         total += f", {len(ds.__dask_graph__() or {})} tasks"

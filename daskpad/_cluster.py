@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import socket
 import time
 from collections.abc import Iterator
@@ -94,14 +95,35 @@ def client_for(args: argparse.Namespace) -> Any:
     # with a stopped worker)
     os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
     os.environ["DASK_LOGGING__ASYNCIO"] = "critical"
-    client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
+    with _workers_ignore_ctrl_c():
+        client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
     _OWN_CLUSTER.add(id(client))  # closed first when a run stops
     return client
 
 
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """SIGINT ignored while the worker processes start, so that they inherit it ignored:
+    Ctrl-C in a terminal reaches every process of the foreground group, and the command
+    alone answers it (it closes the cluster, workers included) instead of each worker
+    printing its own KeyboardInterrupt. (A Ctrl-C in the seconds they take to start is
+    lost; the next one stops the run.)"""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to change
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _address_in(path: str) -> str:
     """The scheduler address a ``--scheduler-file`` (written by ``dask scheduler
-    --scheduler-file`` and by dask-jobqueue's clusters) holds."""
+    --scheduler-file`` and by dask-jobqueue's clusters) holds. Read here, not by
+    ``Client(scheduler_file=...)``, which waits out its timeout for a missing file and does
+    not name a malformed one; the address is then checked at once (:func:`_connect`)."""
     import json
 
     what = f"--scheduler-file {path}"

@@ -2,10 +2,13 @@
 policies of :func:`daskpad.xarray.pad2` and the command, the continuation of index coordinates
 (``coords="extend"``), and the encoding keys that describe the unpadded variable's layout.
 numpy only, so the command's option parser can read the policies without importing xarray.
+cftime dates (a ``CFTimeIndex``'s values) are continued through their own arithmetic, which
+keeps their calendar, so cftime itself is not imported either.
 """
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Hashable
 from typing import Literal
 
@@ -26,9 +29,9 @@ def cannot_extend(name: Hashable, dim: Hashable, why: str) -> ValueError:
     return ValueError(
         f"cannot extend the index coordinate {name!r} of padded dimension {dim!r}: {why}. "
         "coords='extend' continues an index with its edge spacing, which needs at least two "
-        "strictly monotonic numbers, datetimes or timedeltas. Use coords='drop' to remove "
-        "the index coordinate, or coords='xarray' for xarray's own rule (labels padded "
-        "like data, which can repeat them)"
+        "strictly monotonic numbers, datetimes (numpy's or cftime's) or timedeltas. Use "
+        "coords='drop' to remove the index coordinate, or coords='xarray' for xarray's own "
+        "rule (labels padded like data, which can repeat them)"
     )
 
 
@@ -41,8 +44,13 @@ def extend_labels(
     array([-2, -1,  0,  1,  2,  3,  4])
     >>> extend_labels(np.array([1.0, 0.5, 0.25]), 1, 2, "x", "x")
     array([ 1.5 ,  1.  ,  0.5 ,  0.25,  0.  , -0.25])
+
+    Dates of an object array (cftime's, in any calendar) are continued by their edge
+    spacing in their own calendar.
     """
     kind = values.dtype.kind
+    if kind == "O":
+        return _extend_dates(values, before, after, name, dim)
     if kind not in "iufmM":
         raise cannot_extend(name, dim, f"its labels have dtype {values.dtype}")
     if values.size < 2:
@@ -91,6 +99,36 @@ def extend_labels(
     out = np.concatenate([lead_arr, values, tail_arr]).astype(values.dtype, copy=False)
     if not strictly_monotonic(out, ascending):
         raise overflow
+    return out
+
+
+def _extend_dates(
+    values: np.ndarray, before: int, after: int, name: Hashable, dim: Hashable
+) -> np.ndarray:
+    """Continue an object array of dates (cftime's) by its edge spacing, a
+    :class:`datetime.timedelta`, with the dates' own arithmetic (and so their calendar)."""
+    if values.size < 2:
+        raise cannot_extend(name, dim, f"it holds {values.size} value(s), so no spacing")
+    try:
+        first, last = values[1] - values[0], values[-1] - values[-2]
+    except TypeError:
+        first = last = None
+    if not isinstance(first, datetime.timedelta) or not isinstance(last, datetime.timedelta):
+        kinds = sorted({type(v).__name__ for v in values})
+        raise cannot_extend(name, dim, f"its labels are objects of type(s) {kinds}")
+    ascending = first > datetime.timedelta(0)
+    later, earlier = values[1:], values[:-1]
+    if not all((a > b) if ascending else (a < b) for a, b in zip(later, earlier)):
+        raise cannot_extend(name, dim, "it is not strictly monotonic")
+    try:
+        lead = [values[0] - k * first for k in range(before, 0, -1)]
+        tail = [values[-1] + k * last for k in range(1, after + 1)]
+    except (ValueError, OverflowError) as e:
+        raise cannot_extend(
+            name, dim, f"continued by its edge spacing, its dates leave their range ({e})"
+        ) from e
+    out = np.empty(values.size + before + after, dtype=object)
+    out[:] = lead + list(values) + tail
     return out
 
 

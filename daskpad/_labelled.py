@@ -1,13 +1,17 @@
-"""Labelled arguments: widths and options given per dimension name, as :func:`daskpad.xarray.pad2`
-and the command take them, turned into ``(before, after)`` pairs per dimension."""
+"""Labelled arguments: widths, modes and options given per dimension name, as
+:func:`daskpad.xarray.pad2` and the command take them, turned into ``(before, after)`` pairs
+and modes per dimension."""
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from typing import Any
 
 import numpy as np
+
+from ._boundaries import meanings
+from ._modes import MODES, REFLECT_TYPES
 
 Pair = tuple[Any, Any]
 
@@ -91,3 +95,101 @@ def per_dim(
         check_dims(arg, value, sizes)
         return {d: pair(v, f"{arg}[{d!r}]") for d, v in value.items()}, None
     return {}, pair(value, arg)
+
+
+# --------------------------------------------------------------------------------------
+# Modes by dimension name
+# --------------------------------------------------------------------------------------
+def other_name(mode: Any) -> str | None:
+    """What another library's boundary word means in numpy.pad's terms, if ``mode`` is
+    one (``"periodic"``: "dask's name for numpy.pad's 'wrap'"), else None.
+
+    >>> other_name("nearest")
+    "scipy's and dask's name for numpy.pad's 'edge'"
+    """
+    if not isinstance(mode, str) or not meanings(mode):
+        return None
+    libraries: dict[str | None, list[str]] = {}
+    for lib, meant in meanings(mode).items():
+        libraries.setdefault(meant, []).append(f"{lib}'s")
+    return "; ".join(
+        f"{' and '.join(libs)} name for "
+        + (f"numpy.pad's {meant!r}" if meant is not None else "no pad at the edges")
+        for meant, libs in libraries.items()
+    )
+
+
+def unknown_mode(mode: Any, arg: str) -> ValueError:
+    """The refusal of a mode name numpy.pad does not have, naming ``arg``; a word another
+    library uses for a boundary (``"periodic"``, ``"nearest"``, ...) is translated."""
+    choices = f"choose one of {sorted(MODES)} or a function"
+    said = other_name(mode)
+    if said is not None:
+        return ValueError(
+            f"{arg}={mode!r} is not a numpy.pad mode: it is {said}. Give numpy.pad's name "
+            f"({choices}); docs/boundaries.md translates other libraries' boundary names"
+        )
+    return ValueError(
+        f"{arg}={mode!r}: mode '{mode}' is not supported; {choices} (other libraries' "
+        "boundary names are translated in docs/boundaries.md)"
+    )
+
+
+def check_mode(mode: Any, arg: str) -> None:
+    """One mode: a function, or the name of a numpy.pad mode (:func:`unknown_mode`)."""
+    if callable(mode):
+        return
+    if not isinstance(mode, str) or mode not in MODES:
+        raise unknown_mode(mode, arg)
+
+
+def modes_by_dim(
+    mode: Any, asked: Collection[Hashable], sizes: Mapping[Hashable, int], why: str
+) -> tuple[dict[Hashable, Any], Any]:
+    """``mode`` (one mode, or ``{dim: mode}``) -> ``({dim: mode}, default)``: the modes of
+    the dimensions it names, and the one every other dimension gets (the mode itself, or
+    ``"constant"`` for a mapping).
+
+    A mapping may only name dimensions in ``asked``, those given a width; ``why`` tells
+    how to give one.
+    """
+    if isinstance(mode, Mapping):
+        check_dims("mode", mode, sizes)
+        widthless = [d for d in mode if d not in asked]
+        if widthless:
+            raise ValueError(
+                f"mode names dimension(s) {widthless!r}, which have no width: a mode applies "
+                f"to a padded dimension; {why}, or leave them out of mode={dict(mode)!r}"
+            )
+        for dim, each in mode.items():
+            if isinstance(each, Mapping) or (
+                isinstance(each, (list, tuple)) and not isinstance(each, str)
+            ):
+                raise TypeError(
+                    f"mode[{dim!r}] must be one mode (a name or a function), got {each!r}"
+                )
+            check_mode(each, f"mode[{dim!r}]")
+        return dict(mode), "constant"
+    if isinstance(mode, (list, tuple)):
+        raise TypeError(
+            "pad2 takes a mode per dimension by name, as a mapping {dim: mode}, not one per "
+            f"axis; got mode={mode!r}"
+        )
+    return {}, mode
+
+
+def reflect_types_by_dim(
+    value: Any, sizes: Mapping[Hashable, int]
+) -> tuple[dict[Hashable, str], str | None]:
+    """``reflect_type`` ("even", "odd" or ``{dim: "even" or "odd"}``) ->
+    ``({dim: type}, default)``; the default is ``None`` for a mapping."""
+
+    def checked(each: Any, arg: str) -> str:
+        if not isinstance(each, str) or each not in REFLECT_TYPES:
+            raise ValueError(f"{arg} must be 'even' or 'odd', got {each!r}")
+        return each
+
+    if isinstance(value, Mapping):
+        check_dims("reflect_type", value, sizes)
+        return {d: checked(v, f"reflect_type[{d!r}]") for d, v in value.items()}, None
+    return {}, checked(value, "reflect_type")

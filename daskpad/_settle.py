@@ -6,9 +6,7 @@ own keys on a cluster (:func:`compute_apart`), and the statistics a pad repeats 
 from __future__ import annotations
 
 import contextlib
-import math
 import sys
-import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TextIO
@@ -28,26 +26,38 @@ from ._statistics import STATISTIC
 
 
 class TileProgress:
-    """One progress bar over all the tiles' computations (local threads: a dask callback
-    counts each tile's tasks; a cluster: whole tiles), on stderr unless ``out`` says.
-    (dask's ``ProgressBar`` and distributed's ``progress`` each draw one computation and
-    restart at 0 for the next: a tiled store is many.)"""
-
-    width = 40
+    """One tqdm bar over all the tiles' computations, on stderr unless ``out`` says: a dask
+    callback moves it within a tile as the tile's tasks finish (local threads), and each
+    finished tile moves it to the next (a cluster: whole tiles). (dask's ``ProgressBar``
+    and distributed's ``progress`` each draw one computation and restart at 0 for the
+    next: a tiled store is many.)"""
 
     def __init__(
         self, ntiles: int, out: TextIO | None = None, every: float = 0.1, what: str = "tile"
     ):
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            raise ImportError(
+                "progress=True draws its bar with tqdm: pip install tqdm (or daskpad[cli])"
+            ) from None
         self.ntiles = ntiles
         self.what = what
-        self.out = sys.stderr if out is None else out
-        self.every = every
         self.done_tiles = 0
-        self.start = time.perf_counter()
-        self._drawn = -math.inf
+        self.bar = tqdm(
+            total=ntiles,
+            file=sys.stderr if out is None else out,
+            mininterval=every,
+            ascii=" #",
+            bar_format="[{bar:40}] | {percentage:3.0f}% Completed | {desc} | {elapsed}",
+            desc=self._where(),
+        )
+
+    def _where(self) -> str:
+        return f"{self.what} {min(self.done_tiles + 1, self.ntiles)} of {self.ntiles}"
 
     def callback(self) -> Any:
-        """A dask callback drawing the bar as the current tile's tasks finish."""
+        """A dask callback moving the bar as the current tile's tasks finish."""
         return progress_callback(self.draw)
 
     def tile_done(self) -> None:
@@ -55,22 +65,15 @@ class TileProgress:
         self.draw(0.0, force=True)
 
     def draw(self, within: float, force: bool = False) -> None:
-        now = time.perf_counter()
-        if not force and now - self._drawn < self.every:
-            return
-        self._drawn = now
-        frac = min((self.done_tiles + within) / self.ntiles, 1.0)
-        hashes = "#" * int(self.width * frac)
-        self.out.write(
-            f"\r[{hashes:<{self.width}}] | {frac:4.0%} Completed | {self.what} "
-            f"{min(self.done_tiles + 1, self.ntiles)} of {self.ntiles} | "
-            f"{now - self.start:.1f}s"
-        )
-        self.out.flush()
+        self.bar.n = min(self.done_tiles + within, self.ntiles)
+        self.bar.set_description_str(self._where(), refresh=False)
+        if force:
+            self.bar.refresh()
+        else:
+            self.bar.update(0)  # redrawn at most every ``every`` seconds
 
     def finish(self) -> None:
-        self.out.write("\n")
-        self.out.flush()
+        self.bar.close()
 
 
 @contextlib.contextmanager

@@ -26,16 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: the package an object-store protocol needs, and daskpad's extra that installs it
-DRIVERS: dict[str, tuple[str, str | None]] = {
-    "s3": ("s3fs", "s3"),
-    "s3a": ("s3fs", "s3"),
-    "gs": ("gcsfs", "gcs"),
-    "gcs": ("gcsfs", "gcs"),
-    "az": ("adlfs", None),
-    "abfs": ("adlfs", None),
-    "abfss": ("adlfs", None),
-}
+#: daskpad's extra that installs an object-store protocol's driver (fsspec's own message
+#: names the package)
+DRIVER_EXTRAS: dict[str, str] = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 
 #: the names of zarr's metadata documents (v3; v2 group, attributes, array,
 #: consolidated), at the top of a store and of each group and array in it
@@ -206,11 +199,9 @@ def locate(text: str, options: Mapping[str, Any] | None = None, what: str = "") 
         # a filesystem of its own: no listings cached by an earlier use of the same URL
         fs, path = fsspec.core.url_to_fs(text, skip_instance_cache=True, **dict(options or {}))
     except ImportError as e:
-        package, extra = DRIVERS.get(protocol, (None, None))
-        if package is None:
-            raise StoreError(f"{prefix}{protocol}:// needs a package that is missing ({e})") from e
-        how = f"pip install 'daskpad[{extra}]'" if extra else f"pip install {package}"
-        raise StoreError(f"{prefix}{protocol}:// needs the {package} package ({how})") from e
+        extra = DRIVER_EXTRAS.get(protocol)
+        how = f" (pip install 'daskpad[{extra}]')" if extra else ""
+        raise StoreError(f"{prefix}{protocol}://: {e}{how}") from e
     except (ValueError, TypeError) as e:
         raise StoreError(f"{prefix}{e}") from e
     if type(fs).__name__ == "LocalFileSystem":

@@ -311,7 +311,8 @@ def to_zarr(
         see ``storage_options``) or any store :func:`zarr.create_array` takes.
     memory : int or str, optional
         Bytes a tile's write may hold (``"512MB"`` works too); default 2 GiB, or a quarter
-        of this machine's memory if less. A tile is at least one block.
+        of the memory this process may use (a container's limit included) if less. A tile
+        is at least one block.
     progress : bool
         Show one progress bar over all the tiles.
     **kwargs

@@ -19,12 +19,30 @@ Chunks = tuple[tuple[int, ...], ...]
 
 
 def default_memory() -> int:
-    """2 GiB, or a quarter of this machine's memory if that is less."""
+    """2 GiB, or a quarter of the memory this process may use if that is less."""
+    return min(2**31, memory_limit() // 4)
+
+
+def memory_limit() -> int:
+    """The memory this process may use: distributed's ``memory_limit`` (the machine's
+    memory, a container's cgroup limit, ``RLIMIT_RSS``), else psutil's total memory."""
     try:
-        quarter = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 4
+        from distributed.system import memory_limit as limit
+
+        return int(limit())
+    except ImportError:
+        pass
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+    except ImportError:
+        pass
+    # dask[array] alone brings neither: then the machine's memory, blind to containers
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (AttributeError, OSError, ValueError):
-        quarter = 2**31
-    return min(2**31, quarter)
+        return 2**33
 
 
 def memory_budget(memory: int | str | None) -> int:

@@ -15,28 +15,33 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import tempfile
 import time
 import traceback
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ._cli_args import (
     MODE_OPTIONS,
+    parse_by_dim,
     parse_chunks,
     parse_memory,
+    parse_reflect_type,
     parse_storage_options,
     parse_value,
     parse_widths,
     parser,
 )
+from ._cli_info import decoded
 from ._cli_io import (
     ARRAY_VARIABLE,
     CliError,
+    Modes,
     Widths,
     WriteFailed,
     check_destination,
@@ -49,6 +54,7 @@ from ._cli_io import (
     irregular_variables,
     leftovers,
     locate_or_explain,
+    modes_of,
     open_source,
     prepare_for_zarr,
     remove_quietly,
@@ -68,26 +74,54 @@ from ._tiling import plan as plan_tiles
 # --------------------------------------------------------------------------------------
 # Options -> the padding to do
 # --------------------------------------------------------------------------------------
-def _pad_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The mode's keyword arguments, refusing options that do not fit the mode."""
-    mode = MODES[args.mode]
+def _padding(
+    args: argparse.Namespace, widths: Mapping[str, tuple[int, int]]
+) -> tuple[Any, dict[str, Any]]:
+    """The mode (one, or ``{dim: mode}``) and its keyword arguments (each one value, or
+    ``{dim: value}``), refusing options that fit no padded dimension's mode."""
+    mode = parse_by_dim(args.mode or (), "--mode", widths, str) or "constant"
+    modes = modes_of(mode, widths)
     kwargs: dict[str, Any] = {}
     for attr, (flag, kwarg) in MODE_OPTIONS.items():
-        text = getattr(args, attr)
-        if text is None:
+        texts = getattr(args, attr)
+        if not texts:
             continue
-        if kwarg not in mode.kwargs:
-            fits = modes_taking([kwarg])
-            takes = ", ".join(f for f, k in MODE_OPTIONS.values() if k in mode.kwargs)
-            raise CliError(
-                f"{flag} does not apply to --mode {args.mode} (it takes "
-                f"{takes or 'no other option'}); {flag} is for --mode {' or '.join(fits)}"
-            )
         if kwarg == "reflect_type":
-            kwargs[kwarg] = text
+            parse: Any = parse_reflect_type
         else:
-            kwargs[kwarg] = parse_value(text, flag, integer=kwarg == "stat_length")
-    return kwargs
+            integer = kwarg == "stat_length"
+
+            def parse(text: str, flag: str = flag, integer: bool = integer) -> Any:
+                return parse_value(text, flag, integer=integer)
+
+        value = parse_by_dim(texts, flag, widths, parse)
+        fits = " or ".join(modes_taking([kwarg]))
+        takers = [d for d, m in modes.items() if kwarg in MODES[m].kwargs]
+        if isinstance(value, dict):
+            for dim in value:
+                if dim not in takers:
+                    text = next(t for t in texts if t.partition("=")[0].strip() == dim)
+                    raise CliError(
+                        f"{flag} {text} does not apply to --mode {dim}={modes[dim]} "
+                        f"({_takes(modes[dim])}); {flag} is for --mode {fits}"
+                    )
+        elif not takers:
+            if isinstance(mode, str):
+                raise CliError(
+                    f"{flag} does not apply to --mode {mode} ({_takes(mode)}); {flag} is "
+                    f"for --mode {fits}"
+                )
+            raise CliError(
+                f"{flag} does not apply to the mode of any padded dimension (--mode "
+                f"{Modes(mode, widths)}); {flag} is for --mode {fits}"
+            )
+        kwargs[kwarg] = value
+    return mode, kwargs
+
+
+def _takes(mode: str) -> str:
+    takes = ", ".join(f for f, k in MODE_OPTIONS.values() if k in MODES[mode].kwargs)
+    return f"it takes {takes or 'no other option'}"
 
 
 def _storage_options(args: argparse.Namespace, which: str) -> dict[str, Any]:
@@ -110,7 +144,7 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location
     import daskpad.xarray  # noqa: F401  (registers the pad2 accessor)
 
     widths = parse_widths(args.width or ())
-    kwargs = _pad_kwargs(args)
+    mode, kwargs = _padding(args, widths)
     policy, chunks = parse_chunks(args.chunks or ())
     src = locate_or_explain(args.src, _storage_options(args, "src"), "SRC")
     if check is not None:
@@ -125,15 +159,15 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location
     if not widths:
         return src, kind, ds, None
     try:
-        padded = ds.pad2(widths, mode=args.mode, coords=args.coords, chunks=policy, **kwargs)
+        padded = ds.pad2(widths, mode=mode, coords=args.coords, chunks=policy, **kwargs)
     except (ValueError, TypeError, OverflowError) as e:
         # refused when the graph is built (a fill that does not fit the dtype, a pad of
         # more blocks than the limit): say which options asked for it
-        given = [f"--width {Widths(widths)}", f"--mode {args.mode}"]
+        given = [f"--width {Widths(widths)}", f"--mode {Modes(mode, widths)}"]
         given += [
-            f"{flag} {getattr(args, attr)}"
+            f"{flag} {text}"
             for attr, (flag, _) in MODE_OPTIONS.items()
-            if getattr(args, attr) is not None
+            for text in getattr(args, attr) or ()
         ]
         raise CliError(f"{' '.join(given)}: {e}") from None
     return src, kind, ds, padded
@@ -145,11 +179,16 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location
 def _info(args: argparse.Namespace) -> int:
     src, kind, ds, padded = _open_and_pad(args)
     fmt = f"zarr v{zarr_format_of(src)}" if kind == "zarr" else "netCDF"
-    print(describe(ds, f"{src} ({fmt}), {len(ds.data_vars)} data variable(s)"))
+    title = f"{src} ({fmt}), {len(ds.data_vars)} data variable(s)"
+    print(describe(ds, title, decoded=decoded(ds)))
     if padded is not None:
         widths = parse_widths(args.width)
-        title = f"padded with --width {Widths(widths)} --mode {args.mode} (nothing computed):"
-        print(describe(padded, title, widths))
+        mode, _ = _padding(args, widths)
+        title = (
+            f"padded with --width {Widths(widths)} --mode {Modes(mode, widths)} "
+            "(nothing computed):"
+        )
+        print(describe(padded, title, widths, modes_of(mode, widths)))
     return 0
 
 
@@ -203,8 +242,10 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
         if client is not None:
             client.close()
     seconds = time.perf_counter() - start
+    widths = parse_widths(args.width)
+    modes = modes_of(_padding(args, widths)[0], widths)
     shape = " x ".join(
-        f"{d} {ds.sizes[d]}->{n}" if ds.sizes[d] != n else f"{d} {n}"
+        f"{d} {ds.sizes[d]}->{n} ({modes[str(d)]})" if ds.sizes[d] != n else f"{d} {n}"
         for d, n in padded.sizes.items()
     )
     replaced = " (replaced the old DST)" if replacing else ""
@@ -374,8 +415,8 @@ def _demo(args: argparse.Namespace) -> int:
         _pad(sub, progress=False)
         widths = parse_widths(sub.width)
         pairs = [widths.get(d, (0, 0)) for d in ("time", "lat", "lon")]
-        kwargs = _pad_kwargs(sub)
-        expected = np.pad(stored, pairs, mode=sub.mode, **kwargs)
+        mode, kwargs = _padding(sub, widths)
+        expected = np.pad(stored, pairs, mode=mode, **kwargs)
         got = zarr.open_array(where / name / "t2m", mode="r")
         lon_out = np.asarray(zarr.open_array(where / name / "lon", mode="r")[...])
         same = np.array_equal(np.asarray(got[...]), expected)
@@ -410,6 +451,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings(), _terminated_on_sigterm():
             warnings.showwarning = _show_warning
             return int(args.run(args))
+    except BrokenPipeError:
+        # stdout's reader went away (``daskpad info | head -1``): stop quietly, as other
+        # tools do, with the status of a SIGPIPE
+        _stdout_to_devnull()
+        return 141
     except (KeyboardInterrupt, Terminated) as e:
         what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
         old = "; the old DST had been deleted (--overwrite in an object store)" if _DELETED else ""
@@ -429,7 +475,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"daskpad: error: {what}{hint}", file=sys.stderr)
         return 2 if known else 1
     finally:
-        sys.stdout.flush()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _stdout_to_devnull()
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at os.devnull, so that the flush at exit does not complain of the
+    closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (stdout replaced): nothing to do
+        pass
 
 
 class Terminated(BaseException):

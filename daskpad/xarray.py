@@ -15,6 +15,12 @@ Rules, in brief (the docstring of :func:`pad2` has the details):
 - **Widths** are given per dimension name, as an int or a ``(before, after)`` pair. A width
   of 0 leaves the dimension alone (except with ``coords="xarray"``, where, as in xarray, it
   still resets the index and promotes for the default fill).
+- **Modes** are one for every dimension or one per dimension name
+  (``mode={"lon": "wrap", "lat": "symmetric"}``, "constant" for padded dimensions it does
+  not name); a variable is then padded one dimension at a time in its own dimension order,
+  as chained ``numpy.pad`` calls pad it, and a variable without some padded dimensions gets
+  the modes of those it has. The keywords (``constant_values``, ``end_values``,
+  ``stat_length``, ``reflect_type``) take one value or one per dimension name.
 - **Data variables** that have no padded dimension are returned untouched. With
   ``mode="constant"`` and no ``constant_values``, the fill follows xarray's convention: NaN
   (NaT for times), promoting integers to float (``float32`` up to two-byte integers,
@@ -24,7 +30,8 @@ Rules, in brief (the docstring of :func:`pad2` has the details):
 - **Index coordinates** (``coords="extend"``, the default) are continued with their edge
   spacing, so they stay monotonic and unique whatever the mode: ``x = [0, 1, 2]`` padded by 2
   on both sides becomes ``[-2, -1, 0, 1, 2, 3, 4]``, a longitude ``[0, 1, ..., 359]`` padded
-  with wrap becomes ``[-2, -1, 0, ..., 359, 360, 361]``. Numbers, datetimes and timedeltas
+  with wrap becomes ``[-2, -1, 0, ..., 359, 360, 361]``. Numbers, datetimes (numpy's, and
+  cftime's in their own calendar: a noleap ``CFTimeIndex`` stays noleap) and timedeltas
   can be extended; an index of strings or other objects, of fewer than two values, that is
   not strictly monotonic, or whose extension its dtype cannot hold apart (overflow, rounding)
   cannot, and padding its dimension raises a ``ValueError`` that names the other policies.
@@ -36,28 +43,23 @@ Rules, in brief (the docstring of :func:`pad2` has the details):
 - **attrs** follow ``keep_attrs`` (default: xarray's ``keep_attrs`` option, which keeps them).
   Encodings of padded variables lose the keys that describe the old on-disk layout
   (``chunks``, ``preferred_chunks``, ``shards``, ``chunksizes``, ``contiguous``,
-  ``original_shape``) and ``dtype`` when the data was promoted, so that ``to_zarr`` and
-  ``to_netcdf`` work on the result.
+  ``original_shape``) and ``dtype`` when the data was promoted: they describe the input.
+- **Writing**: the default chunks keep the input's and add the pad's own at the edges,
+  which zarr cannot store as they are: :func:`to_zarr` here takes them, xarray's
+  ``to_zarr`` needs ``chunks="regular"`` (or ``"even"``); ``to_netcdf`` takes any.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
-import numpy as np
 import xarray as xr
-from xarray.indexes import Index, PandasIndex, PandasMultiIndex
 
-from ._coords import (
-    COORDS_POLICIES,
-    CoordsPolicy,
-    cannot_extend,
-    extend_labels,
-)
-from ._labelled import check_dims, normalize_widths
-from ._modes import check_kwargs
-from ._variables import THIS_ARRAY, Options, fitting_encoding
+from ._coords import COORDS_POLICIES, CoordsPolicy
+from ._labelled import normalize_widths
+from ._named_shapes import crop, map_overlap, pad_to, widths_for
+from ._pad2 import ModeArg, T_Xarray, pad_normalized
 
 __all__ = [
     "COORDS_POLICIES",
@@ -70,33 +72,6 @@ __all__ = [
     "widths_for",
 ]
 
-T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
-
-# The keyword arguments of xarray's .pad that depend on the mode.
-_MODE_KWARGS = ("stat_length", "constant_values", "end_values", "reflect_type")
-
-
-# --------------------------------------------------------------------------------------
-# The mode's keyword arguments
-# --------------------------------------------------------------------------------------
-def _check_mode(mode: Any, given: Mapping[str, Any]) -> None:
-    """The keyword arguments that were given must fit the mode, as numpy.pad requires."""
-    if callable(mode):
-        if given:
-            raise ValueError(
-                f"pad2 does not forward {sorted(given)} to a mode function; bind extra "
-                "arguments with functools.partial"
-            )
-        return
-    check_kwargs(mode, given)
-
-
-def _keep_attrs(keep_attrs: bool | None) -> bool:
-    if keep_attrs is not None:
-        return bool(keep_attrs)
-    option = xr.get_options()["keep_attrs"]  # type: ignore[no-untyped-call]
-    return True if option == "default" else bool(option)
-
 
 # --------------------------------------------------------------------------------------
 # The function
@@ -104,12 +79,12 @@ def _keep_attrs(keep_attrs: bool | None) -> bool:
 def pad2(
     obj: T_Xarray,
     pad_width: Mapping[Any, int | tuple[int, int]] | None = None,
-    mode: str | Callable[..., Any] = "constant",
+    mode: ModeArg = "constant",
     *,
     stat_length: Any = None,
     constant_values: Any = None,
     end_values: Any = None,
-    reflect_type: Literal["even", "odd"] | None = None,
+    reflect_type: Literal["even", "odd"] | Mapping[Any, Literal["even", "odd"]] | None = None,
     keep_attrs: bool | None = None,
     coords: CoordsPolicy = "extend",
     chunks: Any = None,
@@ -126,10 +101,18 @@ def pad2(
     pad_width : mapping of dimension name to int or (int, int), optional
         ``{dim: (before, after)}``; ``{dim: n}`` is short for ``(n, n)``. Give either this
         or ``**pad_width_kwargs``.
-    mode : str or function, default: "constant"
+    mode : str, function, or mapping of dimension name to those, default: "constant"
         Any ``numpy.pad`` mode: "constant", "edge", "linear_ramp", "maximum", "mean",
         "median", "minimum", "reflect", "symmetric", "wrap", "empty", or a function as
-        ``numpy.pad`` takes it.
+        ``numpy.pad`` takes it; or a mode per dimension, ``{"lon": "wrap", "lat":
+        "symmetric"}``, naming only dimensions given a width (padded dimensions it does
+        not name are padded with "constant"). Each variable is then padded one dimension
+        at a time, in its own dimension order, each with its dimension's mode and
+        keywords: the result is ``numpy.pad`` chained over the dimensions, so the corners
+        of a dimension come from the pads of the dimensions before it. The default fill
+        promotes integer data where the chain reaches the first dimension padded with it
+        (a mean of integers padded before is rounded in the integers, as chained
+        ``numpy.pad`` or xarray ``.pad`` calls round it).
     stat_length : int, (int, int) or mapping of dimension name to those, optional
         Statistic modes only: how many values at each edge the statistic reads. Dimensions
         not named in a mapping use the whole axis, as does ``None``.
@@ -146,8 +129,14 @@ def pad2(
         error, naming the variable.
     end_values : scalar, (before, after), or mapping of dimension name to those, optional
         Mode "linear_ramp" only; dimensions not named in a mapping ramp to 0.
-    reflect_type : {"even", "odd"}, optional
-        Modes "reflect" and "symmetric" only.
+    reflect_type : {"even", "odd"} or mapping of dimension name to those, optional
+        Modes "reflect" and "symmetric" only; dimensions not named in a mapping reflect
+        "even".
+
+        With a mode per dimension, each of these keywords applies to the dimensions whose
+        mode takes it, and must fit at least one of them; a mapping may only name padded
+        dimensions whose mode takes it. A function gets no keywords: bind them with
+        ``functools.partial``.
     keep_attrs : bool, optional
         Keep the attrs of the object and of the padded variables. Default: xarray's
         ``keep_attrs`` option (which keeps them). Unpadded variables are returned as they
@@ -159,7 +148,10 @@ def pad2(
           ``x[-1] - x[-2]`` after), whatever the mode, so it stays strictly monotonic and
           unique and ``.sel``, ``.interp`` and plotting keep working. A global longitude
           padded with "wrap" continues past the period (..., 359, 360, 361). Needs at
-          least two strictly monotonic numbers, datetimes or timedeltas: anything else
+          least two strictly monotonic numbers, datetimes or timedeltas (cftime dates
+          are continued in their calendar, and the index stays a ``CFTimeIndex``;
+          the command, which reads times undecoded, continues the stored numbers, which
+          decode to the same dates where the time units are days or finer): anything else
           (strings, a single value, unsorted labels) raises ``ValueError``, as do labels
           the index's dtype cannot hold apart once extended (overflow, or float steps that
           round to an equal label): the index is never left with repeated labels.
@@ -170,14 +162,21 @@ def pad2(
           ``constant_values`` also follows xarray: a mapping that leaves out a padded
           dimension or a data variable pads it with 0, and given values never promote.
           This makes ``pad2(..., coords="xarray")`` a drop-in replacement for ``.pad`` that
-          is also right on dask-backed data.
+          is also right on dask-backed data; with a mode per dimension it is xarray's
+          ``.pad`` chained one dimension at a time (each variable in its own dimension
+          order), each call with that dimension's mode.
 
         Non-index coordinates along a padded dimension are padded under every policy like
         data, with the mode for "edge", "reflect", "symmetric" and "wrap" and with the
-        missing value for the other modes (their labels would mean nothing).
+        missing value for the other modes (their labels would mean nothing); with a mode
+        per dimension, along each dimension by that dimension's mode.
     chunks : optional
-        Output chunk policy of :func:`daskpad.pad`, forwarded for dask-backed variables
-        when given; in-memory variables ignore it.
+        Output chunk policy of :func:`daskpad.pad` (``"regular"``, ``"even"``,
+        ``"merge"``, or any of dask's chunk forms), applied to each dask-backed variable;
+        in-memory variables ignore it. The default keeps the input's chunks and adds the
+        pad's own at the edges: :func:`daskpad.xarray.to_zarr` writes those as they are,
+        while xarray's ``to_zarr`` refuses them (zarr stores regular chunks only) and
+        needs ``chunks="regular"`` or ``"even"``.
     **pad_width_kwargs : int or (int, int)
         The keyword form of ``pad_width``, e.g. ``x=(1, 2)``. (A dimension whose name is
         one of this function's arguments must be given in ``pad_width``.)
@@ -191,10 +190,13 @@ def pad2(
     ------
     ValueError
         Unknown dimension names, widths given both as a mapping and as keywords, negative
-        widths, keyword arguments that do not fit ``mode``, an unknown ``coords`` policy,
-        or an index coordinate that ``coords="extend"`` cannot extend.
+        widths, an unknown mode (another library's boundary name, such as "periodic", is
+        translated in the message), a mode for a dimension without a width, keyword
+        arguments that do not fit the modes, an unknown ``coords`` policy, or an index
+        coordinate that ``coords="extend"`` cannot extend.
     TypeError
-        Widths that are not integers, or ``pad_width`` that is not a mapping.
+        Widths that are not integers, ``pad_width`` that is not a mapping, or a mode per
+        axis (a list) rather than per dimension name.
 
     See Also
     --------
@@ -226,6 +228,16 @@ def pad2(
     >>> lon.pad2(lon=2, mode="wrap").lon.values
     array([-180,  -90,    0,   90,  180,  270,  360,  450])
 
+    A mode per dimension: latitude is mirrored, longitude wraps around, and the corners
+    wrap the mirrored rows (dimension by dimension in numpy.pad's order, lat then lon):
+
+    >>> grid = xr.DataArray(np.arange(6).reshape(2, 3), dims=("lat", "lon"))
+    >>> grid.pad2(lat=1, lon=1, mode={"lon": "wrap", "lat": "symmetric"}).values
+    array([[2, 0, 1, 2, 0],
+           [2, 0, 1, 2, 0],
+           [5, 3, 4, 5, 3],
+           [5, 3, 4, 5, 3]])
+
     ``coords="xarray"`` does what xarray's ``.pad`` does:
 
     >>> da.pad2(x=1, mode="edge", coords="xarray").x.values
@@ -233,109 +245,21 @@ def pad2(
     """
     if not isinstance(obj, (xr.Dataset, xr.DataArray)):
         raise TypeError(f"pad2 pads an xarray Dataset or DataArray, got {type(obj).__name__}")
-    if coords not in COORDS_POLICIES:
-        raise ValueError(f"coords must be one of {COORDS_POLICIES}, got {coords!r}")
-    given = {
-        k: v
-        for k, v in zip(
-            _MODE_KWARGS, (stat_length, constant_values, end_values, reflect_type), strict=True
-        )
-        if v is not None
-    }
-    _check_mode(mode, given)
-    keep = _keep_attrs(keep_attrs)
-
-    if isinstance(obj, xr.DataArray):
-        if isinstance(constant_values, Mapping) and obj.name in constant_values:
-            if obj.name not in obj.dims:
-                constant_values = {
-                    (THIS_ARRAY if k == obj.name else k): v for k, v in constant_values.items()
-                }
-        ds = obj.to_dataset(name=THIS_ARRAY, promote_attrs=False)
-    else:
-        ds = obj
-
-    widths = normalize_widths(pad_width, pad_width_kwargs, ds.sizes)
-    compat = coords == "xarray"
-    if not compat:
-        # A zero width changes nothing, so it must not promote or touch anything.
-        widths = {d: w for d, w in widths.items() if w != (0, 0)}
-    options = Options.resolve(
-        sizes=ds.sizes,
-        data_names=set(ds.data_vars),
+    widths = normalize_widths(pad_width, pad_width_kwargs, obj.sizes)
+    return pad_normalized(
+        obj,
+        widths,
+        asked=list(widths),
+        why="give them a width in pad_width",
         mode=mode,
         stat_length=stat_length,
         constant_values=constant_values,
         end_values=end_values,
         reflect_type=reflect_type,
-        compat=compat,
+        keep_attrs=keep_attrs,
+        coords=coords,
+        chunks=chunks,
     )
-    result = _pad_dataset(ds, widths, options, coords, keep, chunks)
-
-    if isinstance(obj, xr.DataArray):
-        return result[THIS_ARRAY].rename(obj.name)
-    return result
-
-
-def _pad_dataset(
-    ds: xr.Dataset,
-    widths: Mapping[Hashable, tuple[int, int]],
-    options: Options,
-    coords: str,
-    keep_attrs: bool,
-    chunks: Any,
-) -> xr.Dataset:
-    padded_dims = set(widths)
-    xindexes = ds.xindexes
-    # Indexes untouched by the pad are kept as they are (whatever their type).
-    indexes: dict[Hashable, Index] = {
-        name: idx
-        for name, idx in xindexes.items()
-        if not padded_dims.intersection(xindexes.get_all_dims(name))
-    }
-    coord_vars: dict[Hashable, xr.Variable] = {}
-    data_vars: dict[Hashable, xr.Variable] = {}
-    for name, var in ds.variables.items():
-        is_data = name in ds.data_vars
-        target = data_vars if is_data else coord_vars
-        if padded_dims.isdisjoint(var.dims):
-            target[name] = var
-            continue
-        if is_data or coords == "xarray" or name not in xindexes:
-            new = options.pad_variable(
-                var, name, widths, as_data=is_data, keep_attrs=keep_attrs, chunks=chunks
-            )
-            if coords == "xarray" and not is_data and var.dims == (name,):
-                # xarray gives each padded dimension coordinate a new default index.
-                reset = PandasIndex.from_variables({name: new}, options={})
-                indexes[name] = reset
-                new = reset.create_variables({name: new})[name]
-            target[name] = new
-        elif coords == "extend":
-            old = xindexes[name]
-            dim = next(d for d in var.dims if d in padded_dims)
-            if isinstance(old, PandasMultiIndex) or not isinstance(old, PandasIndex):
-                raise cannot_extend(name, dim, f"its index is a {type(old).__name__}")
-            before, after = widths[dim]
-            labels = extend_labels(np.asarray(var.values), before, after, name, dim)
-            new = xr.Variable(
-                (dim,),
-                labels,
-                attrs=var.attrs if keep_attrs else None,
-                encoding=fitting_encoding(var.encoding, labels.dtype != var.dtype),
-            )
-            extended = PandasIndex.from_variables({name: new}, options={})
-            indexes[name] = extended
-            coord_vars[name] = extended.create_variables({name: new})[name]
-        # coords == "drop": index coordinates of padded dimensions are left out.
-
-    result = xr.Dataset(
-        data_vars,
-        coords=xr.Coordinates(coord_vars, indexes=indexes),
-        attrs=ds.attrs if keep_attrs else None,
-    )
-    result.encoding = dict(ds.encoding)
-    return result
 
 
 # --------------------------------------------------------------------------------------
@@ -385,7 +309,7 @@ def to_zarr(
         complete where the store is a local path).
     memory : int or str, optional
         Bytes a tile's write may hold (``"1GB"`` works too); default 2 GiB, or a quarter
-        of this machine's memory if less.
+        of the memory this process may use (a container's limit included) if less.
     progress : bool
         One progress bar over all the tiles.
     **kwargs
@@ -425,120 +349,6 @@ def to_zarr(
 
 
 # --------------------------------------------------------------------------------------
-# Shapes, the way back, and halos, by dimension name
-# --------------------------------------------------------------------------------------
-
-
-def widths_for(
-    obj: xr.Dataset | xr.DataArray,
-    shape: Mapping[Any, int] | None = None,
-    *,
-    multiple: int | Mapping[Any, int] | None = None,
-    align: str = "center",
-) -> dict[Hashable, tuple[int, int]]:
-    """``{dim: (before, after)}`` that pads the dimensions ``shape`` names to its sizes, or
-    those ``multiple`` names (all, for an int) to the next multiple: what :func:`pad_to`
-    pads with and :func:`crop` takes to undo it (as :func:`daskpad.widths_for`, by name).
-
-    >>> import xarray as xr, daskpad
-    >>> ds = xr.Dataset({"t": (("lat", "lon"), [[1.0] * 5] * 3)})
-    >>> daskpad.xarray.widths_for(ds, {"lon": 8}, align="start")
-    {'lon': (0, 3)}
-    """
-    from ._shapes import widths_for as by_axis
-
-    dims = list(obj.sizes)
-    for arg, value in (("shape", shape), ("multiple", multiple)):
-        if isinstance(value, Mapping):
-            check_dims(arg, value, obj.sizes)
-        elif value is not None and (arg == "shape" or isinstance(value, (list, tuple))):
-            raise TypeError(
-                f"{arg}: give it by dimension name, {{dim: {'size' if arg == 'shape' else 'n'}}}"
-                f"{'' if arg == 'shape' else ', or one int for every dimension'}; got {value!r}"
-            )
-
-    def axes(value: Any) -> Any:
-        return (
-            {dims.index(d): v for d, v in value.items()} if isinstance(value, Mapping) else value
-        )
-
-    widths = by_axis(tuple(obj.sizes.values()), axes(shape), multiple=axes(multiple), align=align)
-    return {d: w for d, w in zip(dims, widths) if w != (0, 0)}
-
-
-def pad_to(
-    obj: T_Xarray,
-    shape: Mapping[Any, int] | None = None,
-    *,
-    multiple: int | Mapping[Any, int] | None = None,
-    align: str = "center",
-    mode: str | Callable[..., Any] = "constant",
-    **kwargs: Any,
-) -> T_Xarray:
-    """:func:`pad2` with the widths :func:`widths_for` chooses: pad the dimensions ``shape``
-    names to its sizes, or to the next ``multiple``; ``mode`` and the keywords are
-    :func:`pad2`'s (coordinates continued as it continues them)."""
-    widths = widths_for(obj, shape, multiple=multiple, align=align)
-    return pad2(obj, widths, mode, **kwargs)
-
-
-def crop(
-    obj: T_Xarray,
-    pad_width: Mapping[Any, int | tuple[int, int]] | None = None,
-    **pad_width_kwargs: int | tuple[int, int],
-) -> T_Xarray:
-    """Cut ``{dim: width or (before, after)}`` off ``obj``: the inverse of :func:`pad2`
-    (``crop(pad2(ds, w, mode), w)`` is ``ds``, coordinates included) and of :func:`pad_to`.
-    Lazy for dask-backed variables, whose interior blocks are kept as they are."""
-    widths = normalize_widths(pad_width, pad_width_kwargs, obj.sizes)
-    where = {}
-    for dim, (before, after) in widths.items():
-        if before + after > obj.sizes[dim]:
-            raise ValueError(
-                f"pad_width[{dim!r}]: cropping ({before}, {after}) removes more than the "
-                f"{obj.sizes[dim]} elements of dimension {dim!r}"
-            )
-        where[dim] = slice(before, obj.sizes[dim] - after)
-    return obj.isel(where)
-
-
-def map_overlap(
-    obj: T_Xarray,
-    func: Callable[..., Any],
-    depth: int | tuple[int, int] | Mapping[Any, int | tuple[int, int]],
-    mode: str | Callable[..., Any] | None = None,
-    **kwargs: Any,
-) -> T_Xarray:
-    """:func:`daskpad.map_overlap` on the data of a DataArray, or of each data variable of
-    a Dataset that has a dimension ``depth`` names, with the halo's ``depth`` given by
-    dimension name (or one for every dimension); coordinates and attributes are kept, and
-    data in memory stays in memory. The keywords are
-    :func:`daskpad.map_overlap`'s (``boundary``, ``trim``, numpy.pad's keywords, ``dtype``,
-    ``meta``, and the function's own)."""
-    from dask.base import is_dask_collection
-
-    from ._overlap import map_overlap as by_axis
-
-    if not isinstance(depth, Mapping):  # one depth for every dimension
-        depth = dict.fromkeys(obj.dims, depth)
-    check_dims("depth", depth, obj.sizes)
-
-    def run(var: xr.DataArray) -> xr.DataArray:
-        here = {var.get_axis_num(d): v for d, v in depth.items() if d in var.dims}
-        data = by_axis(func, var.data, here, mode, **kwargs)
-        # (in memory stays in memory, as pad2 keeps it)
-        return var.copy(data=data if is_dask_collection(var.data) else data.compute())
-
-    if isinstance(obj, xr.DataArray):
-        return run(obj)
-    out = obj.copy()
-    for name, var in obj.data_vars.items():
-        if any(d in var.dims for d in depth):
-            out[name] = run(var)
-    return out
-
-
-# --------------------------------------------------------------------------------------
 # The accessor
 # --------------------------------------------------------------------------------------
 class Pad2Accessor:
@@ -556,7 +366,7 @@ class Pad2Accessor:
     def __call__(
         self,
         pad_width: Mapping[Any, int | tuple[int, int]] | None = None,
-        mode: str | Callable[..., Any] = "constant",
+        mode: ModeArg = "constant",
         **kwargs: Any,
     ) -> Any:
         return pad2(self._obj, pad_width, mode, **kwargs)
@@ -566,7 +376,9 @@ class Pad2Accessor:
         return crop(self._obj, pad_width, **pad_width_kwargs)
 
     def pad_to(self, shape: Any = None, **kwargs: Any) -> Any:
-        """:func:`daskpad.xarray.pad_to`: ``ds.pad2.pad_to({"lat": 724}, mode="edge")``."""
+        """:func:`daskpad.xarray.pad_to`: ``ds.pad2.pad_to({"lat": 724}, mode="edge")``, or
+        ``ds.pad2.pad_to(lat=724, mode="edge")``, or with a mode per dimension,
+        ``mode={"lat": "edge", "lon": "wrap"}``."""
         return pad_to(self._obj, shape, **kwargs)
 
     def widths_for(self, shape: Any = None, **kwargs: Any) -> Any:
@@ -574,9 +386,10 @@ class Pad2Accessor:
         return widths_for(self._obj, shape, **kwargs)
 
     def map_overlap(
-        self, func: Callable[..., Any], depth: Any, mode: Any = None, **kw: Any
+        self, func: Callable[..., Any], depth: Any = None, mode: Any = None, **kw: Any
     ) -> Any:
-        """:func:`daskpad.xarray.map_overlap`: ``da.pad2.map_overlap(f, {"lat": 1}, "edge")``."""
+        """:func:`daskpad.xarray.map_overlap`: ``da.pad2.map_overlap(f, {"lat": 1}, "edge")``,
+        or ``da.pad2.map_overlap(f, lat=1, mode="edge")``."""
         return map_overlap(self._obj, func, depth, mode, **kw)
 
 

@@ -147,19 +147,25 @@ def sources(workdir) -> dict[int, Path]:
 # --------------------------------------------------------------------------------------
 # Every mode, end to end
 # --------------------------------------------------------------------------------------
+def pads_together(workdir: Path, sources, prefix: str, options: dict[str, list]) -> dict:
+    """Run ``daskpad pad`` once per case with its options, into ``{prefix}{case}.zarr``, all
+    at once; zarr v2 and v3 inputs alternate. ``{case: (format, output, finished run)}``."""
+    procs = {}
+    for i, (case, args) in enumerate(options.items()):
+        fmt = 2 + i % 2
+        dst = workdir / f"{prefix}{case}.zarr"
+        procs[case] = (fmt, dst, start("pad", sources[fmt], dst, *args))
+    return {case: (fmt, dst, finish(p)) for case, (fmt, dst, p) in procs.items()}
+
+
 @pytest.fixture(scope="module")
 def mode_runs(workdir, sources):
     """Run ``daskpad pad`` once per mode, all at once; zarr v2 and v3 inputs alternate."""
-    procs = {}
-    for i, (mode, (options, _)) in enumerate(MODE_OPTIONS.items()):
-        fmt = 2 + i % 2
-        dst = workdir / f"out_{mode}.zarr"
-        procs[mode] = (
-            fmt,
-            dst,
-            start("pad", sources[fmt], dst, *WIDTH_ARGS, "--mode", mode, *options, "--progress"),
-        )
-    return {mode: (fmt, dst, finish(p)) for mode, (fmt, dst, p) in procs.items()}
+    options = {
+        mode: [*WIDTH_ARGS, "--mode", mode, *opts, "--progress"]
+        for mode, (opts, _) in MODE_OPTIONS.items()
+    }
+    return pads_together(workdir, sources, "out_", options)
 
 
 @WRITES
@@ -199,6 +205,65 @@ def test_pad_equals_numpy(mode, mode_runs, sources):
     assert "Completed" not in run.stdout
     zarr.open_consolidated(dst, mode="r", zarr_format=fmt)  # consolidated, v3 too
     assert not list(dst.parent.glob(f".{dst.name}.daskpad-*"))  # no temporary left
+
+
+# A mode per dimension: (options, each dimension's mode and numpy.pad keywords)
+PER_DIM: dict[str, tuple[list[str], dict[str, tuple[str, dict]]]] = {
+    "wrap-symmetric": (
+        [*WIDTH_ARGS, "--mode", "lon=wrap", "--mode", "lat=symmetric",
+         "--reflect-type", "lat=odd"],
+        {"lat": ("symmetric", {"reflect_type": "odd"}), "lon": ("wrap", {})},
+    ),
+    "ramp-median-constant": (
+        [*WIDTH_ARGS, "--width", "time=0:2", "--mode", "time=linear_ramp",
+         "--end-value", "time=-4:2", "--mode", "lat=median", "--stat-length", "lat=3:1",
+         "--constant-value", "lon=7"],
+        {"time": ("linear_ramp", {"end_values": (-4, 2)}),
+         "lat": ("median", {"stat_length": (3, 1)}),
+         "lon": ("constant", {"constant_values": 7})},
+    ),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def per_dim_runs(workdir, sources):
+    """``daskpad pad`` with a mode per dimension, the runs started together."""
+    options = {case: [*opts, "--no-progress"] for case, (opts, _) in PER_DIM.items()}
+    return pads_together(workdir, sources, "per_dim_", options)
+
+
+@WRITES
+@pytest.mark.parametrize("case", list(PER_DIM))
+def test_modes_by_dimension_equal_chained_numpy(case, per_dim_runs, sources):
+    fmt, dst, run = per_dim_runs[case]
+    assert run.returncode == 0, run.stderr
+    modes = PER_DIM[case][1]
+    for name, dims in (("t", ("time", "lat", "lon")), ("n", ("lat", "lon"))):
+        expected = stored(sources[fmt], name)
+        for axis, dim in enumerate(dims):  # numpy.pad once per dimension, in axis order
+            if dim in modes:
+                alone = [(0, 0)] * len(dims)
+                alone[axis] = (0, 2) if dim == "time" else WIDTHS[dim]
+                mode, kwargs = modes[dim]
+                expected = np.pad(expected, alone, mode=mode, **kwargs)
+        np.testing.assert_array_equal(stored(dst, name), expected)
+    np.testing.assert_array_equal(stored(dst, "lon"), np.arange(-108.0, 540.0, 36.0))
+    # the summary line gives each padded dimension's mode
+    last = run.stdout.strip().splitlines()[-1]
+    for dim, (mode, _) in modes.items():
+        assert f" {dim} " in last and f"({mode})" in last.split(f" {dim} ")[1].split(" x ")[0]
+
+
+def test_info_shows_the_mode_of_each_dimension(sources):
+    run = daskpad("info", sources[3], *WIDTH_ARGS, "--mode", "lon=wrap", "--mode", "lat=symmetric")
+    assert run.returncode == 0, run.stderr
+    assert "--mode lat=symmetric lon=wrap (nothing computed)" in run.stdout
+    assert "dimensions: time 4, lat 12 (+2+2 symmetric), lon 18 (+3+5 wrap)" in run.stdout
+    # a padded dimension --mode does not name is padded with constant, and says so
+    run = daskpad("info", sources[3], *WIDTH_ARGS, "--mode", "lon=wrap")
+    assert run.returncode == 0, run.stderr
+    assert "--mode lat=constant lon=wrap" in run.stdout
+    assert "lat 12 (+2+2 constant), lon 18 (+3+5 wrap)" in run.stdout
 
 
 def test_inputs_untouched(mode_runs, sources):
@@ -305,11 +370,11 @@ def test_memory_in_dry_run(tmp_path, sources):
     dst = tmp_path / "never.zarr"
     run = daskpad("pad", sources[3], dst, *WIDTH_ARGS, *TILED, "--dry-run")
     assert run.returncode == 0, run.stderr
-    assert "tiles, each holding about 1.0 kB at most (--memory" in run.stdout
+    assert "tiles, each holding about 0.98 kiB at most (--memory" in run.stdout
     # a statistic of the whole axis too: it is computed first, then the tiles are written
     run = daskpad("pad", sources[3], dst, *WIDTH_ARGS, "--mode", "mean", *TILED, "--dry-run")
     assert run.returncode == 0, run.stderr
-    assert "tiles, each holding about 1.0 kB at most (--memory" in run.stdout
+    assert "tiles, each holding about 0.98 kiB at most (--memory" in run.stdout
     assert not dst.exists()
 
 
@@ -325,7 +390,8 @@ def test_info_and_dry_run_compute_nothing(tmp_path, sources):
     ):
         run = daskpad(*argv)
         assert run.returncode == 0, run.stderr
-        assert "dimensions: time 4, lat 12 (+2+2), lon 18 (+3+5)" in run.stdout
+        assert "dimensions: time 4, lat 12 (+2+2 edge), lon 18 (+3+5 edge)" in run.stdout
+        assert "--mode edge (nothing computed)" in run.stdout
         assert "(4, 12, 18)" in run.stdout and "tasks" in run.stdout
         assert "nothing computed" in run.stdout
     assert "--dry-run wrote nothing" in run.stdout
@@ -431,6 +497,119 @@ def _refusals(src: Path, tmp: Path) -> dict[str, tuple[list, str]]:
             "--width lat=1 --mode constant --constant-value 1099511627776: Python integer "
             "1099511627776 out of bounds for int32",
         ),
+        "mode twice": (
+            ["pad", src, tmp / "r.zarr", "--width", "lat=1", "--mode", "wrap", "--mode", "edge"],
+            "--mode is given 2 times without a dimension (--mode wrap, --mode edge)",
+        ),
+        "mode of a dimension twice": (
+            [
+                "pad",
+                src,
+                tmp / "s.zarr",
+                "--width",
+                "lat=1",
+                "--mode",
+                "lat=wrap",
+                "--mode",
+                "lat=edge",
+            ],
+            "--mode names dimension 'lat' twice (--mode lat=wrap, --mode lat=edge)",
+        ),
+        "mode bare and by dimension": (
+            [
+                "pad",
+                src,
+                tmp / "t.zarr",
+                "--width",
+                "lat=1",
+                "--width",
+                "lon=1",
+                "--mode",
+                "wrap",
+                "--mode",
+                "lat=edge",
+            ],
+            "--mode wrap (every padded dimension) and --mode lat=edge (one dimension) do not "
+            "combine",
+        ),
+        "mode without width": (
+            ["pad", src, tmp / "u.zarr", "--width", "lat=1", "--mode", "lon=wrap"],
+            "--mode lon=wrap names dimension 'lon', which has no --width",
+        ),
+        "mode of another library": (
+            ["info", src, "--width", "lon=1", "--mode", "lon=periodic"],
+            "invalid choice: 'periodic' (choose from 'constant', ",
+        ),
+        "stat-length twice": (
+            [
+                "info",
+                src,
+                "--width",
+                "lat=1",
+                "--mode",
+                "mean",
+                "--stat-length",
+                "1",
+                "--stat-length",
+                "2",
+            ],
+            "--stat-length is given 2 times without a dimension",
+        ),
+        "end-value of a dimension twice": (
+            [
+                "info",
+                src,
+                "--width",
+                "lat=1",
+                "--mode",
+                "linear_ramp",
+                "--end-value",
+                "lat=1",
+                "--end-value",
+                "lat=2",
+            ],
+            "--end-value names dimension 'lat' twice",
+        ),
+        "constant-value bare and by dimension": (
+            [
+                "info",
+                src,
+                "--width",
+                "lat=1",
+                "--width",
+                "lon=1",
+                "--constant-value",
+                "0",
+                "--constant-value",
+                "lat=1",
+            ],
+            "--constant-value 0 (every padded dimension) and --constant-value lat=1",
+        ),
+        "reflect-type without width": (
+            ["info", src, "--width", "lat=1", "--mode", "reflect", "--reflect-type", "lon=odd"],
+            "--reflect-type lon=odd names dimension 'lon', which has no --width",
+        ),
+        "stat-length for a dimension whose mode does not take it": (
+            [
+                "info",
+                src,
+                "--width",
+                "lat=1",
+                "--width",
+                "lon=1",
+                "--mode",
+                "lat=mean",
+                "--mode",
+                "lon=wrap",
+                "--stat-length",
+                "lon=2",
+            ],
+            "--stat-length lon=2 does not apply to --mode lon=wrap",
+        ),
+        "option no padded dimension's mode takes": (
+            ["info", src, "--width", "lat=1", "--mode", "lat=wrap", "--end-value", "1"],
+            "--end-value does not apply to the mode of any padded dimension (--mode lat=wrap)",
+        ),
         "width too large": (
             ["pad", src, tmp / "q.zarr", "--width", f"lat={10**30}"],
             f"--width 'lat={10**30}': a width must be below 2**63",
@@ -449,6 +628,8 @@ SUBPROCESS_REFUSALS = (
     "unknown var",
     "width no =",
     "mode mismatch",
+    "mode twice",
+    "mode bare and by dimension",
     "dst in src",
     "dst exists",
     "fill out of range",

@@ -64,6 +64,10 @@ def test_readme_examples_run_in_order(tmp_path, monkeypatch):
             block = block.replace(big, small)
         exec(compile(block, str(README), "exec"), space)
     assert (tmp_path / "padded.zarr").is_dir()
+    # the writer examples: each store holds the padded dataset
+    for store in ("padded-any-chunks.zarr", "padded-regular.zarr"):
+        with xr.open_zarr(tmp_path / store) as written:
+            xr.testing.assert_allclose(written.load(), space["padded"].load())
     # block 2's claim: the user function gives what numpy.pad gives
     a = space["x"].compute()
     got = space["daskpad"].pad(space["x"], 16, space["step_away"]).compute()

@@ -12,12 +12,13 @@ import pytest
 
 xr = pytest.importorskip("xarray")
 
+import labelled_data  # noqa: E402
+from labelled_data import WIDTHS, chunked  # noqa: E402
+
 import daskpad  # noqa: E402  (registers the accessor)
 import daskpad.xarray  # noqa: E402
 from daskpad._modes import MODES  # noqa: E402
 from daskpad.xarray import pad2  # noqa: E402
-
-WIDTHS = {"x": (2, 3), "y": (1, 7)}  # y is padded wider than it is long
 
 
 def _raise_if_computes(dsk, keys, **kwargs):
@@ -31,25 +32,7 @@ def no_compute():
 
 
 def make_dataset() -> xr.Dataset:
-    rng = np.random.default_rng(0)
-    return xr.Dataset(
-        {
-            "f": (("x", "y"), rng.normal(size=(4, 5)), {"units": "K"}),
-            "i": (("x", "y"), np.arange(20, dtype=np.int32).reshape(4, 5) ** 2 % 7),
-            "t": ("y", np.arange(5.0)),
-            "z": ("w", np.arange(3)),  # no padded dimension
-        },
-        coords={
-            "x": ("x", [0.0, 1.0, 2.0, 3.0], {"axis": "X"}),
-            "y": [10, 20, 30, 40, 50],
-            "lat": (("x", "y"), np.linspace(-1, 1, 20).reshape(4, 5)),
-        },
-        attrs={"title": "test"},
-    )
-
-
-def chunked(ds: xr.Dataset) -> xr.Dataset:
-    return ds.chunk({"x": (1, 3), "y": (2, 2, 1), "w": 2})
+    return labelled_data.make_dataset(0, np.arange(5.0))
 
 
 def assert_all_dask(ds: xr.Dataset) -> None:
