@@ -69,6 +69,7 @@ from ._stores import Location, locate, written_in_place
 from ._tiles import write_tiled
 from ._tiling import Plan, default_memory
 from ._tiling import plan as plan_tiles
+from .testing import chained_numpy_pad
 
 
 # --------------------------------------------------------------------------------------
@@ -406,6 +407,19 @@ def _demo(args: argparse.Namespace) -> int:
             "time_ramp.zarr",
             ["--width", "time=0:3", "--mode", "linear_ramp", "--end-value", "270"],
         ),
+        (
+            "global.zarr",
+            [
+                "--width",
+                "lat=2",
+                "--width",
+                "lon=3",
+                "--mode",
+                "lat=symmetric",
+                "--mode",
+                "lon=wrap",
+            ],
+        ),
     ]
     stored = np.asarray(zarr.open_array(src / "t2m", mode="r")[...])
     for name, options in cases:
@@ -416,7 +430,13 @@ def _demo(args: argparse.Namespace) -> int:
         widths = parse_widths(sub.width)
         pairs = [widths.get(d, (0, 0)) for d in ("time", "lat", "lon")]
         mode, kwargs = _padding(sub, widths)
-        expected = np.pad(stored, pairs, mode=mode, **kwargs)
+        if isinstance(mode, dict):  # a mode per dimension: numpy.pad once per axis
+            axis = {d: k for k, d in enumerate(("time", "lat", "lon"))}
+            mode = {axis[d]: m for d, m in mode.items()}
+            kwargs = {n: {axis[d]: v for d, v in by_dim.items()} for n, by_dim in kwargs.items()}
+            expected = chained_numpy_pad(stored, pairs, mode, **kwargs)
+        else:
+            expected = np.pad(stored, pairs, mode=mode, **kwargs)
         got = zarr.open_array(where / name / "t2m", mode="r")
         lon_out = np.asarray(zarr.open_array(where / name / "lon", mode="r")[...])
         same = np.array_equal(np.asarray(got[...]), expected)

@@ -916,7 +916,7 @@ def test_warnings_are_one_line_without_file_paths(capsys):
 def test_demo(tmp_path):
     run = daskpad("demo", tmp_path / "demo")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.count("equal to numpy.pad: True") == 4
+    assert run.stdout.count("equal to numpy.pad: True") == 5
     assert "False" not in run.stdout
     assert {p.name for p in (tmp_path / "demo").iterdir()} == {
         "input.zarr",
@@ -924,6 +924,7 @@ def test_demo(tmp_path):
         "lat_symmetric.zarr",
         "mean.zarr",
         "time_ramp.zarr",
+        "global.zarr",
     }
     again = daskpad("demo", tmp_path / "demo")
     assert again.returncode == 2 and "already exists" in again.stderr
