@@ -124,15 +124,22 @@ def lazy_array(
     dependencies: Sequence[da.Array],
     meta: Any,
     below: Mapping[str, Mapping[Hashable, Any]] | None = None,
+    reads: Mapping[str, Collection[str]] | None = None,
 ) -> da.Array:
     """A classic-graph array named ``name`` whose blocks are the tasks ``make(index)``,
     made on demand (:class:`LazyLayer`), reading keys of ``dependencies`` and of the extra
-    layers ``below`` (which read ``dependencies`` too); ``meta`` is its chunk type."""
+    layers ``below`` (which read ``dependencies`` too); ``meta`` is its chunk type.
+
+    ``reads`` names, for ``name`` and the layers of ``below``, exactly the layers their
+    tasks read (dask's ``HighLevelGraph.validate`` checks the declared dependencies against
+    the tasks); a layer it leaves out reads the layers of every dependency, and ``name``
+    those of ``below`` too."""
     from dask.highlevelgraph import HighLevelGraph
 
     layer = LazyLayer(name, [len(c) for c in chunks], make)
     meta = meta_from_array(meta, ndim=len(chunks))
-    if not below:
+    below = below or {}
+    if not below and not reads:
         graph = HighLevelGraph.from_collections(
             name,
             layer,  # type: ignore[arg-type]  # a Mapping of keys to tasks, built on demand
@@ -141,9 +148,12 @@ def lazy_array(
         return da.Array(graph, name, chunks, meta=meta)
     deps = HighLevelGraph.merge(*(d.__dask_graph__() for d in dependencies))
     under = {n for d in dependencies for n in d.__dask_layers__()}
+    needs: dict[str, set[str]] = {n: set(under) for n in below}
+    needs[name] = under | set(below)
+    needs.update({n: set(r) for n, r in (reads or {}).items()})
     graph = HighLevelGraph(
         {**deps.layers, **below, name: layer},  # type: ignore[dict-item]
-        {**deps.dependencies, **{n: under for n in below}, name: under | set(below)},
+        {**deps.dependencies, **needs},
     )
     return da.Array(graph, name, chunks, meta=meta)
 

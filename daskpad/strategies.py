@@ -422,7 +422,7 @@ class PadCase:
         assert_pad_matches_numpy(self.data, self.chunks, self.pad_width, self.mode, **self.kwargs)
 
     def __repr__(self) -> str:
-        mode = self.mode.__name__ if callable(self.mode) else repr(self.mode)
+        mode = getattr(self.mode, "__name__", None) or repr(self.mode)
         kwargs = "".join(f", {k}={v!r}" for k, v in self.kwargs.items())
         return (
             f"assert_pad_matches_numpy({_repr_array(self.data)}, {self.chunks!r}, "

@@ -95,6 +95,21 @@ def test_lazy_array_reads_its_dependencies_and_layers_below():
     np.testing.assert_array_equal(y.compute(), 1 - np.arange(6))
 
 
+@classic_only
+def test_lazy_array_declares_exactly_the_layers_it_is_told_its_tasks_read():
+    x, unread = da.arange(6, chunks=3), da.ones(6, chunks=3)
+    below = {"below-c": _dask.LazyLayer("below-c", (2,), lambda i: (np.negative, (x.name, *i)))}
+    reads = {"sum-c": {"below-c"}, "below-c": {x.name}}
+    y = _dask.lazy_array(
+        "sum-c", ((3, 3),), lambda i: (np.add, ("below-c", *i), 1), [x, unread], x._meta,
+        below, reads,
+    )  # fmt: skip
+    graph = y.__dask_graph__()
+    assert {n: graph.dependencies[n] for n in reads} == reads
+    graph.validate()  # dask's check: the declared dependencies are what the tasks read
+    np.testing.assert_array_equal(y.compute(), 1 - np.arange(6))
+
+
 @pytest.mark.parametrize("n", [1, 5])
 def test_chunk_index_hands_each_task_its_chunk(n):
     from daskpad._kernels import per_chunk
