@@ -191,13 +191,21 @@ def neighbours(block: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def _pad(data: Any, case: Any) -> None:
+def _padded(data: Any, case: Any) -> tuple[np.ndarray, da.Array] | None:
+    """numpy's result and daskpad's, in a drawn chunks policy; None where numpy refuses."""
     expected = numpy_pad(case.data, case.pad_width, case.mode, case.kwargs)
     if expected is None:
-        return
+        return None
     policy = data.draw(policies(expected.shape), label="chunks")
     x = da.from_array(case.data, chunks=case.chunks)
-    y = daskpad.pad(x, case.pad_width, case.mode, chunks=policy, **case.kwargs)
+    return expected, daskpad.pad(x, case.pad_width, case.mode, chunks=policy, **case.kwargs)
+
+
+def _pad(data: Any, case: Any) -> None:
+    found = _padded(data, case)
+    if found is None:
+        return
+    expected, y = found
     if undefined(case.mode):  # (values left undefined)
         if not query_planning():
             y.__dask_graph__().validate()
@@ -222,12 +230,10 @@ def _pad_to(data: Any, case: Any) -> None:
 
 
 def _crop(data: Any, case: Any) -> None:
-    expected = numpy_pad(case.data, case.pad_width, case.mode, case.kwargs)
-    if expected is None:
+    found = _padded(data, case)
+    if found is None:
         return
-    policy = data.draw(policies(expected.shape), label="chunks")
-    x = da.from_array(case.data, chunks=case.chunks)
-    y = daskpad.pad(x, case.pad_width, case.mode, chunks=policy, **case.kwargs)
+    expected, y = found
     # (the data itself, unless a padding function wrote into it)
     inside = tuple(slice(b, b + n) for b, n in zip(_befores(case), case.data.shape))
     checked(daskpad.crop(y, case.pad_width), expected[inside])
