@@ -108,7 +108,8 @@ def pad(
 
     A mode per axis: rows mirrored, then columns wrapped (corners included):
 
-    >>> grid = da.arange(6, chunks=2).reshape(2, 3)
+    >>> import numpy as np
+    >>> grid = da.from_array(np.arange(6).reshape(2, 3), chunks=2)
     >>> daskpad.pad(grid, 1, mode={0: "symmetric", 1: "wrap"}).compute()
     array([[2, 0, 1, 2, 0],
            [2, 0, 1, 2, 0],
