@@ -64,6 +64,9 @@ _TABLE = (
 #: All string modes, by name (read-only).
 MODES: MappingProxyType[str, Mode] = MappingProxyType({m.name: m for m in _TABLE})
 
+#: numpy.pad's keywords of its own modes (a function gets any others)
+KEYWORDS: tuple[str, ...] = tuple(sorted({k for m in _TABLE for k in m.kwargs}))
+
 #: The values ``reflect_type`` may take (numpy documents these two and silently treats
 #: anything else as ``"even"``; daskpad refuses anything else).
 REFLECT_TYPES = ("even", "odd")

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ._modes import EdgeFunction, Mode, check_kwargs, mode_named, modes_taking
+from ._modes import KEYWORDS, EdgeFunction, Mode, check_kwargs, mode_named, modes_taking
 
 
 class PadWidthValueError(TypeError, AssertionError):
@@ -377,10 +377,6 @@ def _empty_stat_error(plan: PadPlan) -> ValueError | None:
 # a mode per axis
 # --------------------------------------------------------------------------------------
 
-#: numpy.pad's keywords of its own modes; with a mode per axis, each goes to the axes whose
-#: mode takes it (:func:`normalize_per_axis`)
-MODE_KEYWORDS = ("constant_values", "end_values", "stat_length", "reflect_type")
-
 
 def is_per_axis(mode: Any) -> bool:
     """Whether ``mode`` gives a mode per axis: ``{axis: mode}`` or one mode per axis."""
@@ -434,7 +430,7 @@ def _keywords_by_axis(
     left = sorted(set(kwargs) - taken)
     if left and not functions:
         shown = {axis: m for axis, m in enumerate(modes) if padded[axis]}
-        fit = [n for n in left if n in MODE_KEYWORDS]
+        fit = [n for n in left if n in KEYWORDS]
         hint = "; give them with a mode that takes them, for an axis that is padded" if fit else ""
         raise ValueError(
             f"unsupported keyword arguments for the modes of the padded axes {shown}: {left}{hint}"

@@ -24,14 +24,11 @@ from dask.array.utils import meta_from_array
 
 from ._boundaries import NAMES, translate, translate_each
 from ._dask import query_planning
-from ._modes import MODES, modes_taking
+from ._modes import KEYWORDS, MODES, modes_taking
 from ._normalize import depth_pairs
 from ._overlap_args import aligned, fitted, per_array, split_positional
 from ._pad import pad
 from ._shapes import crop
-
-#: numpy.pad's keywords, taken for the pad; the others go to the function (as in dask)
-PAD_KEYWORDS = ("constant_values", "end_values", "stat_length", "reflect_type")
 
 
 def map_overlap(
@@ -141,7 +138,7 @@ def map_overlap(
     arrays, depth, mode = split_positional(args, depth, mode)
     if mode is not None and boundary is not None:
         raise TypeError("give the edge as mode= (numpy's names) or boundary=, not both")
-    pad_kwargs = {k: kwargs.pop(k) for k in PAD_KEYWORDS if k in kwargs}
+    pad_kwargs = {k: kwargs.pop(k) for k in KEYWORDS if k in kwargs}
     xs = [x if isinstance(x, da.Array) else da.asarray(x) for x in arrays]
     for x in xs:
         if any(math.isnan(c) for chunks in x.chunks for c in chunks):

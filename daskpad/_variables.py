@@ -15,7 +15,7 @@ import xarray as xr
 
 from ._coords import LAYOUT_ENCODING, SHAPE_ENCODING
 from ._labelled import Pair, per_dim, reflect_types_by_dim
-from ._modes import MODES
+from ._modes import KEYWORDS, MODES
 
 #: a name no user variable has: a DataArray is padded as a one-variable Dataset under it
 THIS_ARRAY = "<daskpad-this-array>"
@@ -327,7 +327,7 @@ def _chained(
         else:
             mode = {k: steps[k].mode for k in group}
             kwargs = {}
-            for key in ("constant_values", "end_values", "stat_length", "reflect_type"):
+            for key in KEYWORDS:
                 entries = {k: steps[k].kwargs[key] for k in group if key in steps[k].kwargs}
                 if key == "constant_values":
                     entries.update({k: fill for k in group if steps[k].default_fill})

@@ -30,6 +30,7 @@ from .testing import (
     _STRATEGIES,
     DTYPES,
     NUMPY_HAS_DICT_PAD_WIDTH,
+    _axis_modes,
     assert_pad_matches_numpy,
     pad_and_reverse_data,
     pad_inplace_and_return,
@@ -474,15 +475,6 @@ def per_axis_modes(draw: Any, ndim: int, *, functions: bool = True) -> Any:
     }
 
 
-def _axis_modes_of(mode: Any, ndim: int) -> list[Any]:
-    if isinstance(mode, dict):
-        out: list[Any] = ["constant"] * ndim
-        for a, m in mode.items():
-            out[a % ndim] = m
-        return out
-    return list(mode)
-
-
 @st.composite
 def per_axis_kwargs(
     draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]
@@ -491,7 +483,7 @@ def per_axis_kwargs(
     out, in one of numpy's forms, or as ``{axis: value}`` for some of the axes that take
     it; and the keywords of a padding function among the modes."""
     ndim = len(shape)
-    modes = _axis_modes_of(mode, ndim)
+    modes = _axis_modes(mode, ndim)
     kwargs: dict[str, Any] = {}
     one_value = {
         "constant_values": _fill_values(dtype),
@@ -540,7 +532,7 @@ def per_axis_pad_cases(
     dtype = draw(dtypes()) if dtype is None else np.dtype(dtype)
     shape = draw(shapes() if shape is None else shape)
     mode = draw(per_axis_modes(len(shape), functions=functions))
-    bounded = "mean" in _axis_modes_of(mode, len(shape))
+    bounded = "mean" in _axis_modes(mode, len(shape))
     data = draw(data_arrays(dtype, shape, bounded=bounded))
     chunks = draw(chunkings(shape))
     pad_width = draw(pad_widths(shape, chunks))

@@ -110,10 +110,6 @@ def _per_axis(mode: Any) -> bool:
     return isinstance(mode, Mapping) or isinstance(mode, (list, tuple))
 
 
-#: numpy.pad's keywords of its own modes (the others go to a padding function)
-_MODE_KEYWORDS = ("constant_values", "end_values", "stat_length", "reflect_type")
-
-
 def _axis_of(name: str, key: Any, ndim: int) -> int:
     if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
         raise TypeError(f"{name}: axes are integers, not {key!r}")
