@@ -324,25 +324,35 @@ def _probe_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(min(n, cap) for n in shape)
 
 
-def check_with_numpy(plan: PadPlan, dtype: np.dtype, mode: Any, kwargs: Mapping[str, Any]) -> None:
+def check_with_numpy(
+    plan: PadPlan,
+    dtype: np.dtype,
+    mode: Any,
+    kwargs: Mapping[str, Any],
+    sample: np.ndarray | None = None,
+) -> np.ndarray:
     """Run ``numpy.pad`` on a tiny array of ``dtype`` to surface dtype-dependent errors now.
 
     numpy raises some errors only when it computes (``mean`` of a datetime, arithmetic that a
     dtype does not support, a constant that does not fit the dtype). The same computation on
     a sample with the same dtype, the same zero/one/many axis lengths, zero/non-zero widths
     and the same keyword arguments raises the same error, here rather than on a worker.
+    ``sample`` (zeros by default) is what the calls before this one padded, for a mode per
+    axis (an ``"empty"`` axis leaves what numpy's allocation holds, None for objects, for
+    the later axes to read); the padded sample is returned.
     """
-    if plan.mode is None:
-        return  # a user function is the user's: numpy does not validate it either
-    empty_stat = _empty_stat_error(plan)
     shape = _probe_shape(plan.shape)
+    sample = np.zeros(shape, dtype=dtype) if sample is None else sample
     # (a 0-d array takes a plain int: numpy reads an empty list of pairs as float widths)
     widths = [(min(a.before, 1), min(a.after, 1)) for a in plan.axes] if plan.axes else 0
-    sample = np.zeros(shape, dtype=dtype)
+    if plan.mode is None:
+        # a user function is the user's: numpy does not validate it either
+        return np.pad(sample, widths)
+    empty_stat = _empty_stat_error(plan)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            np.pad(sample, widths, mode=mode, **kwargs)
+            padded: np.ndarray = np.pad(sample, widths, mode=mode, **kwargs)
     except Exception as exc:
         if empty_stat is not None and isinstance(exc, ValueError):
             raise empty_stat from None  # numpy met the empty statistic first
@@ -353,6 +363,7 @@ def check_with_numpy(plan: PadPlan, dtype: np.dtype, mode: Any, kwargs: Mapping[
         ) from None
     if empty_stat is not None:
         raise empty_stat  # the sample is small, but a zero stat_length stays zero in it
+    return padded
 
 
 def _empty_stat_error(plan: PadPlan) -> ValueError | None:
@@ -479,12 +490,13 @@ def normalize_per_axis(
     _check_padded_size(shape, widths, dtype.itemsize)
     steps: list[tuple[int, PadPlan]] = []
     current = list(shape)
+    sample = np.zeros(_probe_shape(tuple(shape)), dtype=dtype)
     for axis, (m, (b, a)) in enumerate(zip(modes, widths)):
         step_widths = tuple((b, a) if i == axis else (0, 0) for i in range(ndim))
         step_kwargs = function_kwargs if callable(m) else by_axis[axis]
         # (a call that pads nothing still checks its keywords, as numpy.pad does)
         step = normalize(tuple(current), step_widths, m, step_kwargs, dtype.itemsize)
-        check_with_numpy(step, dtype, m, step_kwargs)
+        sample = check_with_numpy(step, dtype, m, step_kwargs, sample)
         if (b or a) or (callable(m) and not isinstance(m, EdgeFunction)):
             # (an edge function writes only the pads: with none, it changes nothing)
             steps.append((axis, step))

@@ -243,3 +243,13 @@ def test_pad_to_with_a_mode_per_axis():
     np.testing.assert_array_equal(
         y.compute(), chained_numpy_pad(GRID, widths, {0: "symmetric", 1: "wrap"})
     )
+
+
+def test_what_an_empty_axis_leaves_is_read_by_the_next_at_the_call():
+    # numpy's empty pad of objects holds None, which a later axis's ramp cannot subtract:
+    # refused when pad is called, as the chained numpy.pad calls refuse it
+    data = np.zeros((4, 3, 2), dtype=object)
+    with pytest.raises(TypeError):
+        chained_numpy_pad(data, 1, ("edge", "empty", "linear_ramp"))
+    with pytest.raises(TypeError):
+        daskpad.pad(da.from_array(data, chunks=1), 1, mode=("edge", "empty", "linear_ramp"))
