@@ -92,11 +92,18 @@ def client_for(args: argparse.Namespace) -> Any:
     import os
 
     # read by the worker processes (asyncio: an object store's client sessions closed
-    # with a stopped worker)
-    os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
+    # with a stopped worker). The workers' own log is silenced: what goes wrong on one
+    # reaches the command as the task's exception, and what a stopped run makes them log
+    # (a heartbeat to the scheduler closing before them) is not for the user.
+    os.environ["DASK_LOGGING__DISTRIBUTED"] = "critical"
     os.environ["DASK_LOGGING__ASYNCIO"] = "critical"
     with _workers_ignore_ctrl_c():
-        client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
+        client = Client(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        )
     _OWN_CLUSTER.add(id(client))  # closed first when a run stops
     return client
 
