@@ -24,7 +24,7 @@ import dask.array as da
 import numpy as np
 
 import daskpad
-from daskpad._chunks import regular_chunks
+from daskpad.core.chunks import regular_chunks
 
 from .bench_correctness import skip_unless_right, verdict
 from .common import (

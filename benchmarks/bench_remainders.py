@@ -22,7 +22,7 @@ import dask.array as da
 import numpy as np
 
 import daskpad
-from daskpad._chunks import chunk_budget, regular_chunks
+from daskpad.core.chunks import chunk_budget, regular_chunks
 
 from .common import (
     ALL,

@@ -24,7 +24,7 @@ import dask.array as da
 import numpy as np
 
 import daskpad
-from daskpad._chunks import chunk_budget
+from daskpad.core.chunks import chunk_budget
 
 from .common import (
     ALL,

@@ -11,7 +11,7 @@ JSON (default ``benchmarks/results-chunkings.json``, ``results-chunkings-quick.j
 times are the median of ``--repeat`` paired rounds (default 3, 1 with ``--quick``): in
 each round every library of a row runs once, in turn, so they see the same machine, and a
 ratio is the median of the per-round ratios. Everything runs on dask's threaded scheduler.
-"budget" is dask's ``array.chunk-size`` (``daskpad._chunks.chunk_budget()``); a block's
+"budget" is dask's ``array.chunk-size`` (``daskpad.core.chunks.chunk_budget()``); a block's
 bytes are the product of its chunk sizes times the itemsize, "largest B" the largest
 block's. Every row has a "target" column, "met" or "NOT met", computed from the row's
 numbers, and "missed" naming the targets not met. A library's failure (an exception while
@@ -114,7 +114,7 @@ from benchmarks.bench_remainders import section_remainders
 from benchmarks.bench_widebuild import section_widebuild
 from benchmarks.bench_widesum import section_widesum
 from benchmarks.common import HERE, machine, markdown_table
-from daskpad._chunks import chunk_budget
+from daskpad.core.chunks import chunk_budget
 
 # --------------------------------------------------------------------------------------
 # tables and the command

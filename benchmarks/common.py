@@ -28,8 +28,8 @@ import dask.array as da
 import numpy as np
 
 import daskpad
-from daskpad._modes import MODES
-from daskpad._tiling import zarr_can_store
+from daskpad.core.registry import MODES
+from daskpad.store.tiling import zarr_can_store
 
 HERE = Path(__file__).resolve().parent
 ALL_MODES = sorted(MODES)

@@ -105,7 +105,7 @@ from benchmarks.bench_pipeline import section_pipeline
 from benchmarks.bench_storemem import section_storemem
 from benchmarks.bench_wide import section_wide
 from benchmarks.common import ALL_MODES, HERE, LIBS, _ratio, machine, markdown_table
-from daskpad._modes import MODES
+from daskpad.core.registry import MODES
 
 SECTIONS = {
     "correctness": section_correctness,

@@ -6,11 +6,11 @@
 
 from importlib.util import find_spec
 
-from ._modes import edge_function
-from ._overlap import map_overlap
-from ._pad import pad
-from ._shapes import crop, pad_to, widths_for
-from ._tiles import to_zarr
+from daskpad.api.overlap import map_overlap
+from daskpad.api.pad import pad
+from daskpad.api.shapes import crop, pad_to, widths_for
+from daskpad.core.registry import edge_function
+from daskpad.store.tiles import to_zarr
 
 __version__ = "0.1.0"
 __all__ = [
@@ -27,4 +27,4 @@ __all__ = [
 if find_spec("xarray") is not None:
     # (imported by name: a plain ``import xarray`` here would bind ``daskpad.xarray`` to
     # xarray itself and hide our submodule)
-    from . import xarray as _xarray  # noqa: F401  registers ds.pad2 / da.pad2
+    from daskpad import xarray as _xarray  # noqa: F401  registers ds.pad2 / da.pad2

@@ -26,7 +26,7 @@ from typing import Any
 
 import dask.array as da
 
-from ._overlap import map_overlap as _map_overlap
+from daskpad.api.overlap import map_overlap as _map_overlap
 
 __all__ = ["map_overlap"]
 

@@ -34,6 +34,9 @@ settings.register_profile(
 settings.register_profile(
     "dev", max_examples=50, deadline=None, print_blob=True, suppress_health_check=_SLOW_DATA
 )
+settings.register_profile(
+    "quick", max_examples=5, deadline=None, print_blob=True, suppress_health_check=_SLOW_DATA
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 

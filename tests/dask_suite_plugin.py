@@ -12,7 +12,7 @@ import dask.array as da
 import dask.array.overlap
 import pytest
 
-from daskpad._dask import query_planning
+from daskpad._compat.graphs import query_planning
 from daskpad.dask import map_overlap
 
 #: dask's tests that daskpad.dask fails on purpose, and why

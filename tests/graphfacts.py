@@ -11,7 +11,7 @@ import dask.array as da
 import numpy as np
 from dask.core import get_dependencies
 
-from daskpad._dask import picked_block
+from daskpad._compat.graphs import picked_block
 
 
 def graph_of(x: da.Array) -> dict[Hashable, Any]:
@@ -20,7 +20,7 @@ def graph_of(x: da.Array) -> dict[Hashable, Any]:
 
 def is_alias(graph: dict[Hashable, Any], value: Any) -> bool:
     """A task that only renames another key (classic tuple-key alias, ``Alias`` node, or a
-    block of :func:`daskpad._dask.picked_array`, which dask fuses into its consumers)."""
+    block of :func:`daskpad._compat.graphs.picked_array`, which dask fuses into its consumers)."""
     if type(value).__name__ == "Alias" or getattr(value, "func", None) is picked_block:
         return True
     try:

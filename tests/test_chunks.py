@@ -14,7 +14,8 @@ import pytest
 from graphfacts import input_blocks_read
 
 import daskpad
-from daskpad._chunks import (
+from daskpad._compat.graphs import query_planning
+from daskpad.core.chunks import (
     AFTER,
     BEFORE,
     GROW_AFTER,
@@ -26,8 +27,7 @@ from daskpad._chunks import (
     pad_layout,
     thin_cuts,
 )
-from daskpad._dask import query_planning
-from daskpad._modes import MODES
+from daskpad.core.registry import MODES
 from daskpad.testing import assert_pad_matches_numpy
 
 ALL_MODES = sorted(MODES)

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from cli_launcher import COMMAND, HOOK_ENV, hooked
 
-from daskpad._modes import MODES
+from daskpad.core.registry import MODES
 
 zarr = pytest.importorskip("zarr")
 pytest.importorskip("xarray")
@@ -970,7 +970,7 @@ def test_python_m_and_help():
 
 
 def test_overwrite_says_what_it_did_when_the_old_copy_stays(tmp_path, monkeypatch):
-    from daskpad import _cli_io
+    from daskpad.store import commit as commit_protocol
 
     dst, tmp = tmp_path / "dst.zarr", tmp_path / ".new"
     write_store(dst, 3)
@@ -979,9 +979,11 @@ def test_overwrite_says_what_it_did_when_the_old_copy_stays(tmp_path, monkeypatc
     def refuse(path, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(_cli_io.shutil, "rmtree", refuse)
-    with pytest.warns(_cli_io.ReplacedWarning, match="was replaced, but its old copy") as w:
-        _cli_io.commit(tmp, dst, overwrite=True)
+    monkeypatch.setattr(commit_protocol.shutil, "rmtree", refuse)
+    with pytest.warns(
+        commit_protocol.ReplacedWarning, match="was replaced, but its old copy"
+    ) as w:
+        commit_protocol.commit(tmp, dst, replace=True)
     assert zarr.open_group(dst, mode="r").metadata.zarr_format == 2  # replaced
     (old,) = tmp_path.glob(".dst.zarr.daskpad-old-*")
     assert f"delete {str(old)!r}" in str(w[0].message)

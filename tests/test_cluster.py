@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import daskpad
-from daskpad._modes import MODES
+from daskpad.core.registry import MODES
 
 distributed = pytest.importorskip("distributed")
 zarr = pytest.importorskip("zarr")

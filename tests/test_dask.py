@@ -1,4 +1,4 @@
-"""The door to dask's internals (daskpad._dask): each primitive in both of dask's graph
+"""The door to dask's internals (daskpad._compat.graphs): each primitive in both of dask's graph
 modes (the suite runs under each), and no other module reaching past it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import daskpad
-from daskpad import _dask
+from daskpad._compat import graphs as _dask
 
 PRIVATE = re.compile(
     r"dask\._|dask\.highlevelgraph|dask\.layers|_array_expr|dask\.graph_manipulation|"
@@ -112,7 +112,7 @@ def test_lazy_array_declares_exactly_the_layers_it_is_told_its_tasks_read():
 
 @pytest.mark.parametrize("n", [1, 5])
 def test_chunk_index_hands_each_task_its_chunk(n):
-    from daskpad._kernels import per_chunk
+    from daskpad.core.kernels import per_chunk
 
     index = _dask.chunk_index(n, "index-test", str(n))
     bounds = np.arange(n + 1) * 2

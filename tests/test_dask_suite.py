@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from daskpad._dask import query_planning
+from daskpad._compat.graphs import query_planning
 
 # (dask's wheels ship its tests; a dask without them has nothing to run here)
 DASK_TESTS = Path(pytest.importorskip("dask.array.tests").__file__).parent / "test_overlap.py"

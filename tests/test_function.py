@@ -11,7 +11,7 @@ import pytest
 from graphfacts import generated, graph_of, leaves_read
 
 import daskpad
-from daskpad import _line_kernels as lk
+from daskpad.modes import function as lk
 
 
 def ramp(vector, iaxis_pad_width, iaxis, kwargs):
@@ -128,7 +128,7 @@ def test_inputs_read_twice_may_be_computed_arrays_of_any_graph(mode):
     range, a rechunk): dask 2026.8's own clone of those fails in its optimiser."""
     import dask
 
-    from daskpad._dask import query_planning
+    from daskpad._compat.graphs import query_planning
 
     if query_planning():  # (array-expr arrays do not reshape)
         x = (da.from_array(np.arange(100.0).reshape(10, 10), chunks=(3, 10)) + 1).rechunk(5)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import daskpad
-from daskpad._modes import MODES
-from daskpad.testing import _interior
+from daskpad.core.registry import MODES
+from daskpad.testing.reference import _interior
 
 cupy = pytest.importorskip("cupy")
 

@@ -10,9 +10,9 @@ from dask.core import get_dependencies
 from graphfacts import added_tasks, input_blocks_read
 
 import daskpad
-from daskpad._assemble import BLOCK_INDEX
-from daskpad._dask import query_planning
-from daskpad._modes import MODES
+from daskpad._compat.graphs import query_planning
+from daskpad.core.grid import BLOCK_INDEX
+from daskpad.core.registry import MODES
 
 N, C = 100, 10  # a 1-D array of 10 chunks of 10
 LAST = N // C - 1
@@ -230,8 +230,7 @@ def test_whole_axis_statistics_add_one_partial_task_per_block(mode):
 def test_wide_copying_blocks_copy_whole_runs(mode, n, chunk, width):
     """A pad block much wider than the axis is copied run by run: the cuts between runs
     are exactly where the periodic map turns or enters another input chunk."""
-    from daskpad._kernels import _as_slice, _run_starts
-    from daskpad._programs import fill_program, source_index
+    from daskpad.modes.reflect import _as_slice, _run_starts, fill_program, source_index
 
     program = fill_program(mode, n, width, 0, "even")
     d = source_index(program, np.arange(width))  # the data index each position copies

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from daskpad import _kernels as k
-from daskpad._normalize import _as_pairs
-from daskpad._programs import fill_program, needed_ranges, source_index
-from daskpad._statistics import narrow_face
+from daskpad.core.plan import _as_pairs
+from daskpad.modes import ramp as k
+from daskpad.modes.reflect import fill_program, needed_ranges, source_index
+from daskpad.modes.statistics import narrow_face
 
 COPYING = ["edge", "reflect", "symmetric", "wrap"]
 

@@ -10,8 +10,8 @@ import io
 import pytest
 from dask.utils import parse_bytes
 
-from daskpad._cli_io import fmt_bytes
-from daskpad._tiling import default_memory, memory_limit
+from daskpad.cli.io import fmt_bytes
+from daskpad.store.tiling import default_memory, memory_limit
 
 system = pytest.importorskip("distributed.system")
 

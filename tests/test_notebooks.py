@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from daskpad._dask import query_planning
+from daskpad._compat.graphs import query_planning
 
 # The notebooks show dask.array.pad side by side and write zarr, neither of which dask's
 # array-expr implements yet; they document daskpad on dask's default graphs.

@@ -17,11 +17,13 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import daskpad
-from daskpad._boundaries import NAMES, meanings, translate
-from daskpad._dask import query_planning
-from daskpad._normalize import depth_pairs
+from daskpad._compat.graphs import query_planning
+from daskpad.core.boundaries import meanings, names, translate
+from daskpad.core.plan import depth_pairs
 from daskpad.strategies import chunkings, mode_kwargs, per_axis_kwargs, per_axis_modes
 from daskpad.testing import chained_numpy_pad
+
+NAMES = names()
 
 try:
     from scipy import ndimage
@@ -472,7 +474,7 @@ def test_a_word_with_two_meanings_needs_its_library():
 
 
 def test_every_word_alone_means_one_mode_or_is_refused():
-    for word in {w for names in NAMES.values() for w in names}:
+    for word in {w for table in NAMES.values() for w in table}:
         if len(set(meanings(word).values())) == 1:
             assert translate(word)[0] in meanings(word).values()
         else:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import daskpad
 import daskpad.dask
-from daskpad._dask import query_planning
+from daskpad._compat.graphs import query_planning
 from daskpad.testing import chained_numpy_pad
 
 #: dask's words and numpy.pad's mode for each (None: no pad at the array's edges)

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import daskpad
-from daskpad._modes import MODES, REFLECT_TYPES
+from daskpad.core.registry import MODES, REFLECT_TYPES
 from daskpad.strategies import CALLABLES, invalid_pad_cases, pad_cases
 from daskpad.testing import DTYPES, assert_pad_matches_numpy
 
@@ -262,7 +262,7 @@ def test_comparison_notices_wrong_values(monkeypatch):
     def off_by_one(x, pad_width, mode="constant", **kwargs):
         return real(x, pad_width, mode, **kwargs) + 1
 
-    monkeypatch.setattr(daskpad, "pad", off_by_one)
+    monkeypatch.setattr(daskpad.testing.reference, "pad", off_by_one)
     with pytest.raises(AssertionError, match="values differ"):
         assert_pad_matches_numpy(np.arange(4), 2, 1, "edge")
 
@@ -270,7 +270,7 @@ def test_comparison_notices_wrong_values(monkeypatch):
 def test_comparison_notices_a_missing_error(monkeypatch):
     import daskpad
 
-    monkeypatch.setattr(daskpad, "pad", lambda x, *args, **kwargs: x)
+    monkeypatch.setattr(daskpad.testing.reference, "pad", lambda x, *args, **kwargs: x)
     with pytest.raises(AssertionError, match="without raising"):
         assert_pad_matches_numpy(np.arange(4), 2, -1, "edge")
 
@@ -290,9 +290,9 @@ def test_comparison_tolerates_mean_rounding_only(monkeypatch):
         return pad
 
     ulp = np.spacing(1e3)
-    monkeypatch.setattr(daskpad, "pad", nudged(4 * ulp))
+    monkeypatch.setattr(daskpad.testing.reference, "pad", nudged(4 * ulp))
     assert_pad_matches_numpy(data, 2, 1, "mean")  # a few ulps: summation order
-    monkeypatch.setattr(daskpad, "pad", nudged(0.1))
+    monkeypatch.setattr(daskpad.testing.reference, "pad", nudged(0.1))
     with pytest.raises(AssertionError, match="values differ"):
         assert_pad_matches_numpy(data, 2, 1, "mean")  # a wrong slab is not rounding
 
@@ -306,7 +306,7 @@ def test_comparison_checks_object_types(monkeypatch):
         y = real(x, pad_width, mode, **kwargs)
         return y.map_blocks(lambda b: np.array([float(v) for v in b], dtype=object), dtype=object)
 
-    monkeypatch.setattr(daskpad, "pad", as_float)
+    monkeypatch.setattr(daskpad.testing.reference, "pad", as_float)
     data = np.array([1, 2, 3], dtype=object)
     with pytest.raises(AssertionError, match="values differ"):
         assert_pad_matches_numpy(data, 2, 1, "edge")
@@ -344,7 +344,7 @@ def test_the_comparison_needs_no_hypothesis():
     from daskpad import strategies, testing
 
     assert testing.pad_cases is strategies.pad_cases
-    assert testing._STRATEGIES == tuple(strategies.__all__)
+    assert testing.STRATEGIES == tuple(strategies.__all__)
 
 
 def test_a_keyword_the_mode_does_not_take_is_refused_naming_the_modes_that_do():

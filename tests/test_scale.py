@@ -17,8 +17,8 @@ from graphfacts import (
 )
 
 import daskpad
-from daskpad._dask import query_planning
-from daskpad._modes import MODES
+from daskpad._compat.graphs import query_planning
+from daskpad.core.registry import MODES
 
 classic_only = pytest.mark.skipif(
     query_planning(), reason="alias counts describe classic graphs; array-expr optimises its own"
@@ -126,7 +126,7 @@ def test_medians_of_two_axes_read_the_input_once_each_when_it_is_large(monkeypat
     # column medians read whole columns of blocks, row medians whole rows: read from the same
     # blocks, every block would stay in memory until both were done; above COPY_ABOVE budgets
     # the row medians read a fresh copy of the input instead
-    monkeypatch.setattr(daskpad._statistics, "COPY_ABOVE", 0 if copies else 10**6)
+    monkeypatch.setattr(daskpad.modes.statistics, "COPY_ABOVE", 0 if copies else 10**6)
     data = np.random.default_rng(3).random((30, 40))
     x = generated(data, 10)
     y = daskpad.pad(x, 2, mode="median")

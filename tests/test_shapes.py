@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import daskpad
-from daskpad._dask import query_planning
+from daskpad._compat.graphs import query_planning
 from daskpad.strategies import chunkings, pad_cases
 from daskpad.testing import DTYPES, assert_pad_matches_numpy
 
@@ -52,7 +52,7 @@ def test_pad_to_a_shape_is_numpy_pad_with_the_widths_it_chose(data):
     case = data.draw(pad_cases(data.draw(st.sampled_from(MODES))))
     shape = case.data.shape
     target = [data.draw(st.one_of(st.none(), st.integers(n, n + 20))) for n in shape]
-    align = data.draw(st.sampled_from(daskpad._shapes.ALIGNS))
+    align = data.draw(st.sampled_from(daskpad.api.shapes.ALIGNS))
     widths = daskpad.widths_for(case.data, target, align=align)
     assert [n + b + a for n, (b, a) in zip(shape, widths)] == [
         n if t is None else t for n, t in zip(shape, target)

@@ -24,7 +24,7 @@ import pytest
 from cli_launcher import COMMAND, HOOK_ENV, hooked
 
 import daskpad
-from daskpad._stores import INCOMPLETE, METADATA_DOCS, HeldRoot, locate, storage_options
+from daskpad.store.locations import INCOMPLETE, METADATA_DOCS, HeldRoot, locate, storage_options
 
 zarr = pytest.importorskip("zarr")
 xr = pytest.importorskip("xarray")
@@ -177,7 +177,7 @@ def test_held_root_opens_only_once_published(tmp_path, zarr_format):
     held = HeldRoot(inner)
     ds = dataset(zarr_format)  # in memory: no dask in the write
     ds.to_zarr(held, zarr_format=zarr_format, consolidated=False)
-    daskpad._tiles.consolidate(held, zarr_format)
+    daskpad.store.tiles.consolidate(held, zarr_format)
     # arrays and chunks are in the store, but nothing at its top: it does not open
     on_disk = sorted(p.name for p in (tmp_path / "s.zarr").iterdir())
     assert not set(on_disk) & {"zarr.json", ".zgroup", ".zattrs", ".zmetadata"}

@@ -1,4 +1,4 @@
-"""Writing a padded dataset tile by tile (:mod:`daskpad._tiles`, the command's ``--memory``):
+"""Writing a padded dataset tile by tile (:mod:`daskpad.store.tiles`, the command's ``--memory``):
 the plan covers every block once within the budget, and a tiled write holds no more input
 blocks than a tile reads, whatever the size of the grid."""
 
@@ -18,12 +18,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import daskpad
-from daskpad import _settle, _tiles, _tiling
-from daskpad._assemble import own_grid
-from daskpad._dask import query_planning
-from daskpad._modes import MODES
+from daskpad._compat.graphs import query_planning
+from daskpad.core.grid import own_grid
+from daskpad.core.registry import MODES
+from daskpad.store import settle as _settle
+from daskpad.store import tiles as _tiles
+from daskpad.store import tiling as _tiling
 from daskpad.strategies import pad_cases
-from daskpad.testing import DTYPES, _interior, _widths_of
+from daskpad.testing.reference import DTYPES, _interior, _widths_of
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")

@@ -17,7 +17,7 @@ from labelled_data import WIDTHS, chunked  # noqa: E402
 
 import daskpad  # noqa: E402  (registers the accessor)
 import daskpad.xarray  # noqa: E402
-from daskpad._modes import MODES  # noqa: E402
+from daskpad.core.registry import MODES  # noqa: E402
 from daskpad.xarray import pad2  # noqa: E402
 
 
@@ -183,7 +183,7 @@ def test_dask_uses_daskpad(monkeypatch):
         kwargs.pop("chunks", None)  # the spy only records the policy
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(daskpad, "pad", spy)
+    monkeypatch.setattr(daskpad.xarray.variables, "pad", spy)
     chunked(make_dataset()).pad2(x=1, mode="wrap")
     assert len(calls) == 3  # f, i, lat: the dask-backed variables along x
     assert all("chunks" not in c for c in calls)

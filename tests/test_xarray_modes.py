@@ -20,7 +20,7 @@ import labelled_data  # noqa: E402
 from labelled_data import WIDTHS, chunked  # noqa: E402
 
 import daskpad  # noqa: E402,F401  (registers the accessor)
-from daskpad._modes import MODES  # noqa: E402
+from daskpad.core.registry import MODES  # noqa: E402
 
 #: numpy modes whose pads are defined (empty's are not)
 DEFINED = [m for m in MODES if m != "empty"]

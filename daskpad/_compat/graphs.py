@@ -1,0 +1,886 @@
+"""The one door to dask's internals.
+
+Everything daskpad needs from dask beyond its public collection API (``dask.array``'s
+functions, ``tokenize``, ``dask.config``) is a small primitive here: graph layers made on
+demand, tasks, renamed and copied graphs, the block index of a blockwise task, the layers
+of a classic graph, and the local scheduler's progress. Each primitive works with dask's
+classic graphs and with its array query planning (array-expr); a dask upgrade that moves an
+internal should touch this module only. ``tests/test_dask.py`` checks each primitive in
+both graph modes, and that no other module reaches past this door.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import itertools
+import operator
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import dask.array as da
+import numpy as np
+from dask.array.utils import meta_from_array
+from dask.blockwise import Blockwise, BlockwiseDep
+
+Chunks = tuple[tuple[int, ...], ...]
+#: Where a block comes from: the key of the block a picked array's block ``index`` is.
+KeyOf = Callable[[tuple[int, ...]], Hashable]
+
+
+def query_planning() -> bool:
+    """Whether dask arrays are array-expr collections (``array.query-planning``)."""
+    try:
+        from dask.array import array_expr_enabled
+    except ImportError:  # older dask: classic graphs only
+        return False
+    return bool(array_expr_enabled())
+
+
+# --------------------------------------------------------------------------------------
+# graphs made on demand (classic graphs)
+# --------------------------------------------------------------------------------------
+
+
+class LazyLayer(Mapping[Hashable, Any]):
+    """A graph layer over a block grid whose tasks are made on demand by ``make(index)``."""
+
+    def __init__(self, name: str, numblocks: Sequence[int], make: Callable[..., Any]):
+        self.name = name
+        self.numblocks = tuple(numblocks)
+        self.make = make
+
+    def __getitem__(self, key: Hashable) -> Any:
+        if not (
+            isinstance(key, tuple)
+            and len(key) == len(self.numblocks) + 1
+            and key[0] == self.name
+            and all(
+                isinstance(i, (int, np.integer)) and 0 <= i < n
+                for i, n in zip(key[1:], self.numblocks)
+            )
+        ):
+            raise KeyError(key)
+        return self.make(tuple(int(i) for i in key[1:]))
+
+    def __iter__(self) -> Iterator[Hashable]:
+        for index in itertools.product(*(range(n) for n in self.numblocks)):
+            yield (self.name, *index)
+
+    def __len__(self) -> int:
+        return int(np.prod(self.numblocks, dtype=np.int64))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the task-making closure does not pickle; what it makes does (and anything that
+        # pickles a graph is about to materialise it anyway)
+        return (dict, (dict(self),))
+
+
+class SparseLazyLayer(Mapping[Hashable, Any]):
+    """A graph layer of keys ``(name, *ints)`` that ``keys()`` lists and ``make(ints)``
+    turns into tasks on demand (raising ``KeyError`` for any other)."""
+
+    def __init__(
+        self,
+        name: str,
+        make: Callable[[tuple[int, ...]], Any],
+        keys: Callable[[], Iterator[tuple[int, ...]]],
+    ):
+        self.name = name
+        self.make = make
+        self.keys_ = keys
+        self._listed: tuple[Hashable, ...] | None = None  # the keys, once asked for
+
+    def _keys(self) -> tuple[Hashable, ...]:
+        if self._listed is None:
+            self._listed = tuple((self.name, *index) for index in self.keys_())
+        return self._listed
+
+    def __getitem__(self, key: Hashable) -> Any:
+        if not (
+            isinstance(key, tuple)
+            and key[:1] == (self.name,)
+            and all(isinstance(i, (int, np.integer)) and i >= 0 for i in key[1:])
+        ):
+            raise KeyError(key)
+        return self.make(tuple(int(i) for i in key[1:]))
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (dict(self),))
+
+
+def lazy_array(
+    name: str,
+    chunks: Chunks,
+    make: Callable[[tuple[int, ...]], Any],
+    dependencies: Sequence[da.Array],
+    meta: Any,
+    below: Mapping[str, Mapping[Hashable, Any]] | None = None,
+    reads: Mapping[str, Collection[str]] | None = None,
+) -> da.Array:
+    """A classic-graph array named ``name`` whose blocks are the tasks ``make(index)``,
+    made on demand (:class:`LazyLayer`), reading keys of ``dependencies`` and of the extra
+    layers ``below`` (which read ``dependencies`` too); ``meta`` is its chunk type.
+
+    ``reads`` names, for ``name`` and the layers of ``below``, exactly the layers their
+    tasks read (dask's ``HighLevelGraph.validate`` checks the declared dependencies against
+    the tasks); a layer it leaves out reads the layers of every dependency, and ``name``
+    those of ``below`` too."""
+    from dask.highlevelgraph import HighLevelGraph
+
+    layer = LazyLayer(name, [len(c) for c in chunks], make)
+    meta = meta_from_array(meta, ndim=len(chunks))
+    below = below or {}
+    if not below and not reads:
+        graph = HighLevelGraph.from_collections(
+            name,
+            layer,  # type: ignore[arg-type]  # a Mapping of keys to tasks, built on demand
+            dependencies=list(dependencies),  # type: ignore[arg-type]
+        )
+        return da.Array(graph, name, chunks, meta=meta)
+    deps = HighLevelGraph.merge(*(d.__dask_graph__() for d in dependencies))
+    under = {n for d in dependencies for n in d.__dask_layers__()}
+    needs: dict[str, set[str]] = {n: set(under) for n in below}
+    needs[name] = under | set(below)
+    needs.update({n: set(r) for n, r in (reads or {}).items()})
+    graph = HighLevelGraph(
+        {**deps.layers, **below, name: layer},  # type: ignore[dict-item]
+        {**deps.dependencies, **needs},
+    )
+    return da.Array(graph, name, chunks, meta=meta)
+
+
+@dataclass(frozen=True)
+class Shifted:
+    """Where a picked grid holds another array's blocks as they are: block ``i`` with
+    ``first[a] <= i[a] < stop[a]`` along every axis is block ``i - first`` of ``name``
+    (a padded array's interior)."""
+
+    name: str
+    first: tuple[int, ...]
+    stop: tuple[int, ...]
+
+    def holds(self, index: tuple[int, ...]) -> bool:
+        """Whether block ``index`` of the grid is one of ``name``'s, as it is."""
+        return all(map(operator.le, self.first, index)) and all(map(operator.lt, index, self.stop))
+
+    def key(self, index: tuple[int, ...]) -> Hashable:
+        """The key of ``name``'s block at block ``index`` of the grid (one it holds)."""
+        return (self.name, *map(operator.sub, index, self.first))
+
+    def aliases(self, name: str) -> Iterator[tuple[Hashable, Any]]:
+        """``(key, Alias)`` of every block of the grid ``name`` within the shifted part."""
+        return aliases_of(name, itertools.product(*map(range, self.first, self.stop)), self.key)
+
+    def outside(self, grid: Sequence[int]) -> Iterator[tuple[int, ...]]:
+        """The blocks of ``grid`` outside the shifted part, each once (by the first axis
+        along which it is outside)."""
+        for a, n in enumerate(grid):
+            inside = map(range, self.first[:a], self.stop[:a])
+            out = [i for i in range(n) if not self.first[a] <= i < self.stop[a]]
+            yield from itertools.product(*inside, out, *map(range, grid[a + 1 :]))
+
+
+def aliases_of(
+    name: str, blocks: Iterable[tuple[int, ...]], source: KeyOf
+) -> Iterator[tuple[Hashable, Any]]:
+    """``(key, Alias)`` of each block of the grid ``name`` in ``blocks``: dask's alias of
+    the key ``source`` gives for it."""
+    from dask._task_spec import Alias
+
+    for b in blocks:
+        key = (name, *b)
+        yield key, Alias(key, source(b))  # type: ignore[arg-type]
+
+
+def shipped_aliases(name: str, shifted: Shifted, outside: dict[Hashable, Any]) -> Any:
+    """A picked layer as a scheduler gets it: its aliases, those of the shifted part made
+    here from ``shifted`` rather than shipped one by one."""
+    from dask.highlevelgraph import MaterializedLayer
+
+    dsk = dict(outside)
+    with _collector_paused():
+        dsk.update(shifted.aliases(name))
+    return MaterializedLayer(dsk)
+
+
+def picked_array(
+    name: str,
+    chunks: Chunks,
+    *,
+    source: KeyOf,
+    dependencies: Sequence[da.Array],
+    meta: Any,
+    shifted: Shifted | None = None,
+) -> da.Array:
+    """A classic-graph array named ``name`` whose block ``index`` is the block under key
+    ``source(index)`` of one of ``dependencies``, picked as it is (never copied);
+    ``shifted``, where given, says which blocks ``source`` finds by a shift of their index.
+
+    The layer is one of dask's ``Blockwise`` layers, so dask fuses a blockwise consumer
+    (a reduction's first step, an elementwise operation) into it: each block of the
+    consumer becomes one task reading the picked key directly. An alias per block instead
+    costs the consumer's tasks an alias each, and dask's linear fusion of those chains
+    (a small graph ordered inside every fused task) was about a tenth of the time of a
+    wide pad summed."""
+    from dask._task_spec import Task, TaskRef
+    from dask.blockwise import blockwise_token
+    from dask.highlevelgraph import HighLevelGraph
+
+    pick = _Pick(name, tuple(len(c) for c in chunks), source, shifted)
+    out = tuple(f"{name}-{i}" for i in range(len(chunks)))
+    layer = _PickedLayer(
+        name,
+        out,
+        Task(name, picked_block, TaskRef(blockwise_token(0)), TaskRef(blockwise_token(1))),
+        [(_Picked(pick), out), (_Unfused(name), (f"{name}-unfused",))],
+        numblocks={},
+    )
+    layer.pick = pick
+    graph = HighLevelGraph.from_collections(
+        name,
+        layer,
+        dependencies=list(dependencies),  # type: ignore[arg-type]
+    )
+    return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
+
+
+# (The classes of a picked array's layer are module-level, their data on instances: dask
+# caches the classes it tokenizes, and a class made per call would keep its array's graph,
+# and the files the graph reads, alive to the interpreter's exit.)
+
+
+@dataclass(frozen=True)
+class _Pick:
+    """What :func:`picked_array` picks: the layer's name and block grid, the key of each
+    block, and which blocks a shift finds."""
+
+    name: str
+    grid: tuple[int, ...]
+    source: KeyOf
+    shifted: Shifted | None
+
+
+class _PickedLayer(Blockwise):
+    """Fused, the layer is dask's Blockwise; materialised (a graph not fused, or shipped
+    to a scheduler), each block is dask's ``Alias`` of the picked key, made directly (not a
+    task built through dask's blockwise machinery, which takes ten times as long per block
+    and pickles four times as large)."""
+
+    pick: _Pick
+
+    @property
+    def _dict(self) -> dict[Hashable, Any]:
+        try:
+            return self._cached_dict["dsk"]  # type: ignore[no-any-return]
+        except AttributeError:
+            p = self.pick
+            blocks: Iterable[tuple[int, ...]]
+            blocks = self.output_blocks or itertools.product(*map(range, p.grid))
+            dsk: dict[Hashable, Any] = {}
+            with _collector_paused():
+                if p.shifted is not None and not self.output_blocks:
+                    dsk.update(p.shifted.aliases(p.name))
+                    blocks = p.shifted.outside(p.grid)
+                dsk.update(aliases_of(p.name, blocks, p.source))
+            self._cached_dict = {"dsk": dsk}
+            return dsk
+
+    def _cull(self, output_blocks: set[tuple[int, ...]]) -> Blockwise:
+        culled: Blockwise = super()._cull(output_blocks)  # type: ignore[no-untyped-call]
+        culled.__class__ = _PickedLayer  # dask's copy with fewer blocks, materialised as above
+        cast("_PickedLayer", culled).pick = self.pick
+        return culled
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # what picks the keys does not pickle; the aliases it makes do, those of the
+        # shifted part (the interior) as the few numbers that make them
+        from dask.highlevelgraph import MaterializedLayer
+
+        p = self.pick
+        if p.shifted is None or self.output_blocks:
+            return (MaterializedLayer, (dict(self),))
+        outside = dict(aliases_of(p.name, p.shifted.outside(p.grid), p.source))
+        return (shipped_aliases, (p.name, p.shifted, outside))
+
+
+class _Picked(BlockwiseDep):
+    """The picked key of each block: a reference for culling (``[index]``), a task
+    reading it for the graph (``get``)."""
+
+    produces_tasks = False
+
+    def __init__(self, pick: _Pick):
+        self.pick = pick
+        self.numblocks = pick.grid
+
+    @property
+    def produces_keys(self) -> bool:
+        return True
+
+    def __getitem__(self, index: tuple[int, ...]) -> Any:
+        from dask._task_spec import TaskRef
+
+        return TaskRef(self.pick.source(tuple(int(i) for i in index)))  # type: ignore[arg-type]
+
+    def get(self, index: tuple[int, ...], default: Any = None) -> Any:
+        from dask._task_spec import Task
+
+        return Task(None, picked_block, self[index])
+
+    def __dask_tokenize__(self) -> Any:
+        return ("daskpad-picked", self.pick.name)
+
+
+class _Unfused(BlockwiseDep):
+    """A contracted index of one block and no value: dask's blockwise fusion then never
+    pulls the layers a picked layer reads into it (it would, as if they were read block by
+    block, which they are not)."""
+
+    produces_tasks = False
+    numblocks = (1,)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __getitem__(self, index: tuple[int, ...]) -> None:
+        return None
+
+    def __dask_tokenize__(self) -> Any:
+        return ("daskpad-unfused", self.name)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused: making 10^6 small graph nodes (no cycles
+    among them) otherwise runs it over and over, which takes most of the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def picked_block(block: Any, *_: Any) -> Any:
+    """The task function of :func:`picked_array`'s blocks: the picked block as it is."""
+    return block
+
+
+def task(key: Hashable, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """The task computing ``func(*args, **kwargs)`` under ``key``, the arguments taken as
+    values (a task reading other keys is written as dask's tuple ``(func, key, ...)``)."""
+    from dask._task_spec import Task
+
+    return Task(key, func, *args, **kwargs)
+
+
+def chunk_index(n: int, name: str, token: str) -> Any:
+    """A ``blockwise`` argument of ``n`` chunks of one that hands the task of chunk ``i``
+    the index ``i`` (as ``[i]`` or ``(i,)``). Under query planning no task at all (a root
+    task per chunk, as with ``arange``, makes dask's ordering slow for thousands of
+    chunks); with classic graphs one lazy layer named ``name-token``, culled to the chunks
+    a computation needs (dask's ``arange`` makes a task per chunk up front)."""
+    if query_planning():
+        from dask.layers import ArrayBlockIdDep
+
+        return ArrayBlockIdDep(((1,) * n,))
+    return lazy_array(
+        f"{name}-{token}",
+        ((1,) * n,),
+        lambda index: np.array(index[:1], dtype=np.intp),
+        [],
+        np.empty((0,), dtype=np.intp),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# renamed graphs and copies
+# --------------------------------------------------------------------------------------
+
+
+def renamed(dsk: Mapping[Any, Any], suffix: str) -> tuple[dict[Hashable, Any], Any]:
+    """The graph ``dsk`` (any form dask accepts) with every key renamed by appending
+    ``suffix`` to its name, and the renaming function for keys."""
+    from dask._task_spec import convert_legacy_graph
+
+    graph = convert_legacy_graph(dict(dsk))
+    names: dict[str, str] = {}
+
+    def rename(key: Any) -> Any:
+        if isinstance(key, tuple):
+            return (rename(key[0]), *key[1:])
+        new = names.get(key)
+        if new is None:
+            new = names[key] = f"{key}-{suffix}"
+        return new
+
+    subs = {key: rename(key) for key in graph}
+    return {subs[key]: node.substitute(subs, key=subs[key]) for key, node in graph.items()}, rename
+
+
+def copy_of(x: da.Array, suffix: str) -> da.Array:
+    """``x`` computed again under keys no other array uses: its graph materialised, every
+    key renamed by ``suffix``. (dask's ``clone`` is lazy, but in dask 2026.8 its copies of
+    materialised layers keep the old keys inside their tasks, and a copy of
+    ``arange(...) + 1`` or of a rechunked array then fails in dask's optimiser.)"""
+    from dask.core import flatten
+
+    graph, rename = renamed(x.__dask_graph__(), suffix)
+    keys = [rename(key) for key in flatten(x.__dask_keys__())]
+    meta = meta_from_array(x._meta, ndim=x.ndim)
+    if query_planning():
+        from dask.array._array_expr._collection import from_graph
+
+        return cast(
+            "da.Array", from_graph(graph, meta, x.chunks, keys, f"{x.name.split('-')[0]}-copy")
+        )
+    from dask.highlevelgraph import HighLevelGraph
+
+    name = rename(x.name)
+    layered = HighLevelGraph.from_collections(name, graph, dependencies=[])  # type: ignore[arg-type]
+    return da.Array(layered, name, x.chunks, meta=meta)
+
+
+def optimized_graph(collections: Sequence[Any]) -> tuple[Mapping[Hashable, Any], list[Any]]:
+    """The graph computing ``collections``, optimised as ``dask.compute`` does, and the
+    keys of their results in order."""
+    from dask.base import collections_to_expr
+    from dask.core import flatten
+
+    expr = collections_to_expr(list(collections), optimize_graph=True).optimize()
+    return expr.__dask_graph__(), list(flatten(expr.__dask_keys__()))
+
+
+Index = tuple[int, ...]
+#: a step of a block program: (block, blocks whose results it waits for, blocks it computes
+#: anew inside itself, keyword arguments)
+Step = tuple[Index, Sequence[Index], Sequence[Index], Mapping[str, Any]]
+
+
+class BlockGraph:
+    """The graph of the dask array ``x``, optimised as ``dask.compute`` would, read for a
+    program that runs one step per block of ``x`` (:meth:`program`). Works with classic
+    graphs and with query planning."""
+
+    def __init__(self, x: Any):
+        from collections import defaultdict
+
+        from dask._task_spec import convert_legacy_graph
+
+        dsk, keys = optimized_graph([x])
+        self.keys: list[Hashable] = keys
+        self.graph = convert_legacy_graph(dict(dsk))
+        self.dependents: defaultdict[Hashable, list[Hashable]] = defaultdict(list)
+        for k, node in self.graph.items():
+            for d in node.dependencies:
+                self.dependents[d].append(k)
+        self.numblocks = tuple(x.numblocks)
+        self.block_of = {k: i for i, k in zip(np.ndindex(*self.numblocks), self.keys)}
+        self._programmed = False
+
+    def key(self, index: Index) -> Hashable:
+        return (
+            self.keys[int(np.ravel_multi_index(index, self.numblocks))] if index else self.keys[0]
+        )
+
+    def chain(self, index: Index) -> list[Hashable]:
+        """The block's key and the keys its dask aliases lead to, the task's last."""
+        from dask._task_spec import Alias, TaskRef
+
+        chain = [self.key(index)]
+        node = self.graph[chain[0]]
+        while isinstance(node, Alias):
+            target = node.target.key if isinstance(node.target, TaskRef) else node.target
+            chain.append(target)
+            node = self.graph[target]
+        return chain
+
+    def far(self, a: Index, b: Index) -> bool:
+        """Whether blocks ``a`` and ``b`` are more than two blocks and half the grid apart
+        along some axis."""
+        return any(abs(i - j) > max(2, n // 2) for i, j, n in zip(a, b, self.numblocks))
+
+    def steps_reading(self, key: Hashable, skip: Iterable[Hashable] = ()) -> set[Index]:
+        """The blocks of ``x`` whose tasks read ``key`` (not through ``skip``)."""
+        found: set[Index] = set()
+        seen = set(skip)
+        stack = [d for d in self.dependents[key] if d not in seen]
+        while stack:
+            k = stack.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            if k in self.block_of:
+                found.add(self.block_of[k])
+            else:
+                stack.extend(self.dependents[k])
+        return found
+
+    @functools.cached_property
+    def late_blocks(self) -> frozenset[Index]:
+        """The blocks whose tasks read more than two other blocks (a pad made of a
+        statistic of the whole axis, a linear ramp, whose arithmetic depends on its whole
+        face, a reflected pad wider than two blocks), a block far away (:meth:`far`: a
+        wrapped pad), or a late block: they run once most others have."""
+        ends = {self.chain(i)[-1]: i for i in self.block_of.values()}
+        reads: dict[Index, set[Index]] = {}
+        for index in self.block_of.values():
+            found: set[Index] = set()
+            seen: set[Hashable] = set()
+            stack = list(self.graph[self.chain(index)[-1]].dependencies)
+            while stack:
+                k = stack.pop()
+                if k in seen or k not in self.graph:
+                    continue
+                seen.add(k)
+                if k in ends:
+                    found.add(ends[k])
+                else:
+                    stack.extend(self.graph[k].dependencies)
+            found.discard(index)
+            reads[index] = found
+        late = {
+            i for i, found in reads.items() if len(found) > 2 or any(self.far(r, i) for r in found)
+        }
+        while grown := {i for i, found in reads.items() if i not in late and found & late}:
+            late |= grown
+        return frozenset(late)
+
+    @functools.cached_property
+    def folds(self) -> dict[Index, list[tuple[Hashable, set[Index]]]]:
+        """Per block not late, the tasks that read only it and lead only to the steps of
+        late blocks (the partial statistics of a whole-axis pad, the edge a linear ramp
+        starts from), and those steps: they can run inside the block's own step."""
+        from dask._task_spec import Task
+
+        out: dict[Index, list[tuple[Hashable, set[Index]]]] = {}
+        for index in self.block_of.values():
+            if index in self.late_blocks:
+                continue
+            chain = self.chain(index)
+            end = chain[-1]
+            for d in self.dependents[end]:
+                node = self.graph.get(d)
+                if (
+                    d in chain
+                    or d in self.block_of
+                    or not isinstance(node, Task)
+                    or node.dependencies != {end}
+                ):
+                    continue
+                reached = self.steps_reading(d)
+                if reached and reached <= self.late_blocks:
+                    out.setdefault(index, []).append((d, reached))
+        return out
+
+    def owned_late(self, blocks: Collection[Index]) -> frozenset[Index]:
+        """The late blocks among ``blocks`` that own the chunks they have a part of
+        (:func:`daskpad.store.stream.jobs`): all of them when a task runs inside the step of one
+        of ``blocks`` for them (:attr:`folds`, every step it leads to among ``blocks``), so
+        that no block waits for a late one; otherwise none (a late block's chunks are then
+        owned as any others', no block computed again for nothing)."""
+        late = self.late_blocks & frozenset(blocks)
+        if any(i in blocks and r <= late for i, fs in self.folds.items() for _, r in fs):
+            return late
+        return frozenset()
+
+    def program(
+        self,
+        steps: Sequence[Step],
+        func: Callable[..., Any],
+        last: Callable[..., Any],
+        name: str,
+        late: Collection[Index] = frozenset(),
+    ) -> Any:
+        """A delayed object whose computation runs, for each step ``(index, waits, rereads,
+        kwargs)``, ``func(block, *results of the steps of the blocks it waits for,
+        rereads=((index, that block computed anew), ...), **kwargs)`` on block ``index``
+        of ``x``, and finally ``last(*results of the steps nobody waits for)``. ``func``
+        returns a dict. ``late`` are the steps that own the chunks of late blocks
+        (:meth:`owned_late`): no other step may wait for one of them. A graph makes one
+        program.
+
+        A block's own task runs inside its step, as dask fuses a linear chain, when nothing
+        else in the graph reads it (through dask's aliases too): a block read from a store
+        is then read and consumed by one task. A task that reads only the block and leads
+        only to ``late`` steps (:attr:`folds`: the partial statistics of a whole-axis pad)
+        runs inside the step too, on the same block, when the step is not late itself, and
+        its result is taken from the step's right away: since steps that are not late
+        never wait for late ones, no cycle. When other tasks read the block too, the step
+        shares it if those lead only to steps of blocks nearby (along every axis at most
+        ``max(2, n // 2)`` blocks away, of ``n``: a reflected pad beside the block, run
+        about when the block is); if they lead further (a wrapped pad at the far edge that
+        takes from two blocks), the step computes the block again inside itself, rather
+        than keep it in memory until that step runs. Each step's result is released
+        once the steps waiting for it have run."""
+        from dask._task_spec import Task, parse_input
+        from dask.delayed import Delayed
+
+        if self._programmed:
+            raise RuntimeError("a BlockGraph makes one program: its graph is changed by it")
+        self._programmed = True
+        graph, dependents = self.graph, self.dependents
+        late = frozenset(late)
+        for index, waits, _, _ in steps:
+            if index not in late and set(waits) & late:
+                raise RuntimeError(f"step {index} waits for a late step: a daskpad bug")
+        taken: set[Hashable] = set()
+
+        def folded(index: Index, chain: list[Hashable]) -> list[tuple[Hashable, Any]]:
+            """The tasks that run inside the block's step (:attr:`folds`), removed from the
+            graph."""
+            out = []
+            for d, reached in self.folds.get(index, ()):
+                # (once: two blocks of x may be one block read twice, a pad of a short axis)
+                if index not in late and reached <= late and d not in taken:
+                    taken.add(d)
+                    out.append((d, graph.pop(d)))
+                    dependents[chain[-1]].remove(d)
+            return out
+
+        def first(index: Index, chain: list[Hashable]) -> Any:
+            """The block's task, to run inline; or a reference to its key."""
+            key, node = chain[0], graph[chain[-1]]
+            if isinstance(node, Task) and node.func is _inside_result:
+                return _ref(chain[-1])  # (taken from another step: others wait for it too)
+            if isinstance(node, Task) and not dependents[key]:
+                if all(len(dependents[k]) == 1 and k not in self.block_of for k in chain[1:]):
+                    for k in chain:  # read by this step alone
+                        del graph[k]
+                    return node
+                if any(self.far(r, index) for r in self.steps_reading(chain[-1], chain)):
+                    return node  # computed again here: other steps, far away, read it too
+            return _ref(chain[-1])
+
+        def anew(index: Index) -> Any:
+            """The block's task, to compute again inside another step (a block held in the
+            graph as data: a reference to it)."""
+            end = self.chain(index)[-1]
+            return graph[end] if isinstance(graph[end], Task) else _ref(end)
+
+        # the tasks steps compute anew, taken before any step takes its own into itself
+        rereads = {i: anew(i) for _, _, again, _ in steps for i in again}
+        # what runs inside the steps, before any step takes its block's task into itself
+        # (a folded task may be a late block's own: a wrapped pad's slab)
+        insides = {}
+        for index, *_ in steps:
+            chain = self.chain(index)
+            inside = insides[index] = [(d, node, chain[-1]) for d, node in folded(index, chain)]
+            for d, _, _ in inside:
+                graph[d] = Task(d, _inside_result, _ref((name, *index)), _InsideKey(d))
+        waited: set[Index] = set()
+        for index, waits, again, kwargs in steps:
+            key = (name, *index)
+            args = (first(index, self.chain(index)), *(_ref((name, *w)) for w in waits))
+            extra: dict[str, Any] = {}
+            if again:
+                extra["rereads"] = parse_input(tuple((i, rereads[i]) for i in again))
+            if insides[index]:
+                extra["_inside"] = _Inside(tuple(insides[index]))
+            # the results taken from the steps waited for are taken before this step runs,
+            # so a waited step's result (the parts it hands on) is not held until the
+            # late step that reads them runs
+            after = [_ref(d) for w in waits for d, _, _ in insides.get(w, ())]
+            if after:
+                extra["_after"] = parse_input(tuple(after))
+            graph[key] = Task(key, _run_step, *args, _func=func, **kwargs, **extra)
+            waited.update(waits)
+        end = f"{name}-done"
+        graph[end] = Task(end, last, *(_ref((name, *s[0])) for s in steps if s[0] not in waited))
+        return Delayed(end, graph)
+
+
+def _ref(key: Any) -> Any:
+    """dask's reference to ``key`` (dask types its keys more narrowly than ours)."""
+    from dask._task_spec import TaskRef
+
+    return TaskRef(key)
+
+
+@dataclass(frozen=True)
+class _Inside:
+    """Tasks a step runs on its block: (key, task, the key the task reads the block as)."""
+
+    tasks: tuple[tuple[Hashable, Any, Hashable], ...]
+
+
+@dataclass(frozen=True)
+class _InsideKey:
+    """Where a step's result keeps the result of a task it ran inside."""
+
+    key: Hashable
+
+
+def _run_step(
+    block: Any,
+    *args: Any,
+    _func: Callable[..., Any],
+    _inside: _Inside | None = None,
+    _after: Any = None,
+    **kwargs: Any,
+) -> dict[Any, Any]:
+    """A step of :meth:`BlockGraph.program`: ``_func`` on the block, and the tasks that run
+    inside the step on the same block (their results kept apart from what the block
+    shares: a view of it would hold the whole block until the late step reading it)."""
+    out = dict(_func(block, *args, **kwargs))
+    for key, task, reads in _inside.tasks if _inside is not None else ():
+        out[_InsideKey(key)] = _unshared(task({reads: block}), block)
+    return out
+
+
+def _unshared(value: Any, block: Any) -> Any:
+    """``value`` with every array in it that shares memory with ``block`` copied."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_unshared(v, block) for v in value)
+    if isinstance(value, dict):
+        return {k: _unshared(v, block) for k, v in value.items()}
+    if hasattr(value, "shape") and hasattr(value, "copy"):
+        try:
+            shared = bool(np.may_share_memory(value, block))
+        except TypeError:  # (an array numpy cannot compare: a copy is safe)
+            shared = True
+        return value.copy() if shared else value
+    return value
+
+
+def _inside_result(result: Mapping[Any, Any], key: _InsideKey) -> Any:
+    """The result of a task a step ran inside itself."""
+    return result[key]
+
+
+# --------------------------------------------------------------------------------------
+# the layers of a classic graph
+# --------------------------------------------------------------------------------------
+
+
+def layer_dependencies(x: Any) -> Mapping[str, set[str]] | None:
+    """Which layers each layer of ``x``'s graph reads, or None for a graph without layers
+    (query planning, or a plain mapping)."""
+    from dask.highlevelgraph import HighLevelGraph
+
+    graph = x.__dask_graph__()
+    return graph.dependencies if isinstance(graph, HighLevelGraph) else None
+
+
+#: the key of daskpad's mark in a layer's collection annotations (dask keeps those out of
+#: the scheduler and out of its fusion rules)
+MARK = "daskpad"
+
+
+def marked(x: da.Array, mark: str) -> da.Array:
+    """``x`` with ``mark`` on the layer that makes its blocks, for :func:`marked_layers`
+    to find; a graph without layers (query planning) has no such place, and ``x`` is
+    returned as it is."""
+    import copy
+
+    from dask.highlevelgraph import HighLevelGraph
+
+    if query_planning():  # (asking an expression for its graph would materialise it)
+        return x
+    graph = x.__dask_graph__()
+    if not isinstance(graph, HighLevelGraph) or x.name not in graph.layers:
+        return x
+    layer = copy.copy(graph.layers[x.name])
+    layer.collection_annotations = {**(layer.collection_annotations or {}), MARK: mark}
+    layers = {**graph.layers, x.name: layer}
+    return da.Array(
+        HighLevelGraph(layers, dict(graph.dependencies)), x.name, x.chunks, meta=x._meta
+    )
+
+
+def marked_layers(x: Any, mark: str) -> set[str] | None:
+    """The layers of ``x``'s graph that carry ``mark`` (:func:`marked`), or None for a graph
+    without layers."""
+    from dask.highlevelgraph import HighLevelGraph
+
+    if query_planning():
+        return None
+    graph = x.__dask_graph__()
+    if not isinstance(graph, HighLevelGraph):
+        return None
+    return {
+        name
+        for name, layer in graph.layers.items()
+        if (getattr(layer, "collection_annotations", None) or {}).get(MARK) == mark
+    }
+
+
+def layer_keys(x: Any, name: str) -> list[Hashable]:
+    """The keys of layer ``name`` of ``x``'s (layered) graph."""
+    return list(x.__dask_graph__().layers[name].get_output_keys())
+
+
+def key_values(x: Any, name: str, keys: Sequence[Hashable]) -> list[Any]:
+    """Delayed objects computing ``keys`` of layer ``name`` of ``x``'s graph."""
+    from dask.delayed import Delayed
+
+    graph = x.__dask_graph__()
+    return [Delayed(key, graph, layer=name) for key in keys]
+
+
+def with_values(x: Any, layers: Mapping[str, Mapping[Hashable, Any]]) -> Any:
+    """``x`` with layers of its (layered) graph replaced by the given values of their keys
+    (layers then without dependencies)."""
+    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+
+    if not layers:
+        return x
+    graph = x.__dask_graph__()
+    new = {**graph.layers, **{n: MaterializedLayer(dict(v)) for n, v in layers.items()}}
+    needs = {name: set() if name in layers else set(d) for name, d in graph.dependencies.items()}
+    return da.Array(HighLevelGraph(new, needs), x.name, x.chunks, meta=x._meta)
+
+
+# --------------------------------------------------------------------------------------
+# schedulers
+# --------------------------------------------------------------------------------------
+
+
+def distributed_scheduler(collections: Sequence[Any]) -> Callable[..., Any] | None:
+    """The ``get`` of the distributed client that would compute ``collections`` (it takes
+    a graph and its keys), or None when dask's local schedulers would."""
+    from dask.base import get_scheduler
+
+    schedule = get_scheduler(collections=collections)
+    client = getattr(schedule, "__self__", None)
+    return schedule if type(client).__module__.startswith("distributed") else None
+
+
+def tasks_running(dask_worker: Any, names: set[Any]) -> int:
+    """On a distributed worker (``client.run``): how many tasks whose key names are
+    ``names`` it still runs (cancelled ones included: their thread goes on), read from the
+    worker's state, which is not public."""
+    busy = ("executing", "long-running", "cancelled", "resumed")
+    return sum(
+        1
+        for ts in dask_worker.state.tasks.values()
+        if ts.state in busy and (ts.key[0] if isinstance(ts.key, tuple) else ts.key) in names
+    )
+
+
+def progress_callback(draw: Callable[[float], None]) -> Any:
+    """A callback of dask's local schedulers calling ``draw(fraction of tasks done)`` as
+    each task finishes (from the scheduler's state, which is not public)."""
+    from dask.callbacks import Callback
+
+    class _Tasks(Callback):
+        def _start_state(self, dsk: Any, state: Mapping[str, Any]) -> None:
+            self.state = state
+
+        def _posttask(self, *args: Any) -> None:
+            s = self.state
+            done = len(s["finished"])
+            total = done + sum(len(s[k]) for k in ("ready", "waiting", "running"))
+            draw(done / total if total else 1.0)
+
+    return _Tasks()  # type: ignore[no-untyped-call]

@@ -1,0 +1,440 @@
+"""The ``daskpad`` command's parser: its subcommands, their options and help, the types
+that check option values, and the parsing of the values that need more than a type (widths,
+numbers or pairs, chunks, storage options, memory sizes) into what the commands use (the
+commands themselves are in :mod:`daskpad.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable, Mapping
+from importlib.metadata import version
+from typing import Any, NoReturn
+
+from daskpad.cli.io import CliError
+from daskpad.core.registry import MODES
+from daskpad.store.locations import storage_options
+from daskpad.store.tiling import memory_budget
+from daskpad.xarray.coords import COORDS_POLICIES
+from daskpad.xarray.labelled import other_name
+
+# --option -> the keyword argument of numpy.pad / pad2 it sets.
+MODE_OPTIONS = {
+    "constant_value": ("--constant-value", "constant_values"),
+    "end_value": ("--end-value", "end_values"),
+    "stat_length": ("--stat-length", "stat_length"),
+    "reflect_type": ("--reflect-type", "reflect_type"),
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and the hint to ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _own_storage_option(add_argument: Callable[..., Any], which: str) -> None:
+    """``--src-storage-option`` or ``--dst-storage-option`` (SRC's or DST's alone), added
+    with a parser's or an argument group's ``add_argument``."""
+    add_argument(
+        f"--{which.lower()}-storage-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help=f"an option for {which}'s filesystem only (over --storage-option)",
+    )
+
+
+def _output_options(pad: argparse.ArgumentParser) -> None:
+    """``daskpad pad``'s options for writing DST and where to compute."""
+    out = pad.add_argument_group("output and execution")
+    _own_storage_option(out.add_argument, "DST")
+    out.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace DST if it is a zarr store. A local DST is replaced only once the new "
+        "store is complete; in an object store (s3://, gs://) there is no rename, so the old "
+        "DST is deleted BEFORE the new one is written: not atomic",
+    )
+    out.add_argument("--zarr-format", type=int, choices=(2, 3), help="default: SRC's, or 3")
+    out.add_argument(
+        "--dry-run", action="store_true", help="show what would be written; compute nothing"
+    )
+    out.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: when stderr is a terminal)",
+    )
+    out.add_argument(
+        "--memory",
+        metavar="SIZE",
+        help="data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of the "
+        "memory the command may use, a container's limit included, if less): a write that "
+        "would hold more is done tile by tile, reading the input blocks at tile edges twice",
+    )
+    where = out.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler", metavar="ADDRESS", help="run on this dask.distributed scheduler"
+    )
+    where.add_argument(
+        "--scheduler-file",
+        metavar="PATH",
+        help="run on the dask.distributed scheduler this file names (as written by "
+        "dask scheduler --scheduler-file, or dask-jobqueue)",
+    )
+    where.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="start a local cluster of N worker processes",
+    )
+    out.add_argument(
+        "--scheduler-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long to wait for --scheduler to answer (default: 10)",
+    )
+
+
+def _padding_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "src",
+        metavar="SRC",
+        help="zarr store (v2 or v3) or netCDF file: a local path or a URL (s3://bucket/in.zarr, "
+        "gs://..., file://...)",
+    )
+    parser.add_argument(
+        "--storage-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option for the filesystem of a URL SRC or DST (repeatable; dots nest, "
+        "VALUE is read as JSON where it is JSON: quote it, 'secret=\"12345\"', to keep "
+        "digits text), e.g. endpoint_url=http://127.0.0.1:9000, anon=true, "
+        "client_kwargs.region_name=eu-west-1; credentials also come from the usual "
+        "environment variables (AWS_ACCESS_KEY_ID, ...)",
+    )
+    _own_storage_option(parser.add_argument, "SRC")
+    g = parser.add_argument_group("padding")
+    g.add_argument(
+        "--width",
+        action="append",
+        metavar="DIM=N|DIM=BEFORE:AFTER",
+        help="pad dimension DIM by N on both sides, or BEFORE and AFTER (repeat per dimension)",
+    )
+    g.add_argument(
+        "--mode",
+        action="append",
+        type=_mode_text,
+        metavar="MODE|DIM=MODE",
+        help="numpy.pad mode: MODE for every padded dimension, or DIM=MODE for one (repeat "
+        "per dimension; a padded dimension not named is padded with constant). Bare and "
+        f"DIM= forms do not combine. One of {', '.join(sorted(MODES))} (default: constant)",
+    )
+    g.add_argument(
+        "--var", action="append", metavar="NAME", help="pad only this data variable (repeatable)"
+    )
+    g.add_argument(
+        "--constant-value",
+        action="append",
+        metavar="V|B:A|DIM=V|DIM=B:A",
+        help="mode constant: the fill, for every dimension padded with constant or (DIM=) "
+        "for one (default: NaN, promoting integer data to float)",
+    )
+    g.add_argument(
+        "--end-value",
+        action="append",
+        metavar="V|B:A|DIM=V|DIM=B:A",
+        help="mode linear_ramp: the value ramped to, for every such dimension or (DIM=) for "
+        "one (default 0)",
+    )
+    g.add_argument(
+        "--stat-length",
+        action="append",
+        metavar="N|B:A|DIM=N|DIM=B:A",
+        help="maximum/mean/median/minimum: values read at each edge, for every such "
+        "dimension or (DIM=) for one (default: the whole dimension)",
+    )
+    g.add_argument(
+        "--reflect-type",
+        action="append",
+        metavar="even|odd|DIM=even|DIM=odd",
+        help="modes reflect, symmetric: for every such dimension or (DIM=) for one (default even)",
+    )
+    g.add_argument(
+        "--coords",
+        default="extend",
+        choices=COORDS_POLICIES,
+        help="index coordinates of padded dimensions: extend their spacing (default), drop "
+        "them, or pad them as xarray's Dataset.pad does",
+    )
+    g.add_argument(
+        "--chunks",
+        action="append",
+        metavar="regular|even|DIM=SIZE,...",
+        help="output chunks: SRC's own sizes, made regular for zarr (regular, the default); "
+        "regular with as many chunks as fit, so no thin last one (even, the fastest to "
+        "write); read SRC with SIZE along DIM first (combines with either)",
+    )
+
+
+def _mode_text(text: str) -> str:
+    """``--mode MODE`` or ``--mode DIM=MODE``, with a MODE numpy.pad has."""
+    mode = text.partition("=")[2] if "=" in text else text
+    if mode in MODES:
+        return text
+    said = other_name(mode)
+    hint = f"; {mode!r} is {said} (docs/boundaries.md)" if said else ""
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: {mode!r} (choose from {', '.join(map(repr, sorted(MODES)))}){hint}"
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
+    return value
+
+
+def parser(commands: Mapping[str, Callable[[argparse.Namespace], int]]) -> argparse.ArgumentParser:
+    """The parser of the ``daskpad`` command; ``commands`` run ``pad``, ``info`` and ``demo``
+    (each parsed namespace carries its command as ``run``)."""
+    parser = Parser(prog="daskpad", description="numpy.pad for datasets that do not fit in memory")
+    parser.add_argument("--version", action="version", version=f"daskpad {version('daskpad')}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    # --debug after the command too (not listed again; kept if given before it)
+    debug_after = Parser(add_help=False)
+    debug_after.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    pad = sub.add_parser(
+        "pad",
+        parents=[debug_after],
+        help="pad SRC into a new zarr store DST",
+        description="Pad a zarr store or netCDF file SRC into a new zarr store DST, lazily and "
+        "chunk by chunk. DST opens only once it is completely written (a local DST is renamed "
+        "into place; in an object store its root metadata is written last), and a failed or "
+        "interrupted run removes what it wrote.",
+    )
+    _padding_options(pad)
+    pad.add_argument(
+        "dst",
+        metavar="DST",
+        help="the zarr store to write: a local path or a URL (s3://bucket/out.zarr, gs://...)",
+    )
+    _output_options(pad)
+    pad.set_defaults(run=commands["pad"])
+
+    info = sub.add_parser(
+        "info",
+        parents=[debug_after],
+        help="describe SRC and what a padding would produce",
+        description="Show SRC's dimensions, chunks and sizes and, given --width, the padded "
+        "shapes, chunks and task counts, without computing anything.",
+    )
+    _padding_options(info)
+    info.set_defaults(run=commands["info"])
+
+    demo = sub.add_parser(
+        "demo", parents=[debug_after], help="pad a small synthetic global dataset with a few modes"
+    )
+    demo.add_argument(
+        "dir", metavar="DIR", nargs="?", help="where to write (default: a new temporary directory)"
+    )
+    demo.set_defaults(run=commands["demo"])
+    return parser
+
+
+# --------------------------------------------------------------------------------------
+# Parsing option values
+# --------------------------------------------------------------------------------------
+def parse_width(text: str) -> tuple[str, tuple[int, int]]:
+    """``"lat=2"`` -> ``("lat", (2, 2))``; ``"lon=3:5"`` -> ``("lon", (3, 5))``.
+
+    >>> parse_width("lon=3:5")
+    ('lon', (3, 5))
+    >>> parse_width("lat=2")
+    ('lat', (2, 2))
+    """
+    dim, sep, value = text.partition("=")
+    parts = value.split(":")
+    ok = sep and dim and len(parts) in (1, 2) and all(p.strip().isdigit() for p in parts)
+    if not ok:
+        raise CliError(
+            f"--width {text!r} is malformed: expected DIM=WIDTH or DIM=BEFORE:AFTER with "
+            "non-negative integers, e.g. --width lat=2 --width lon=3:5"
+        )
+    before = int(parts[0])
+    after = int(parts[-1])
+    if max(before, after) >= 2**63:
+        raise CliError(
+            f"--width {text!r}: a width must be below 2**63 (no array dimension is longer); "
+            "widths whose padded array would exceed the block limit are refused too"
+        )
+    return dim.strip(), (before, after)
+
+
+def parse_widths(texts: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """All ``--width`` options -> ``{dim: (before, after)}``; a dimension may appear once."""
+    widths: dict[str, tuple[int, int]] = {}
+    for text in texts:
+        dim, pair = parse_width(text)
+        if dim in widths:
+            raise CliError(f"--width names dimension {dim!r} twice; give each dimension once")
+        widths[dim] = pair
+    return widths
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def parse_value(text: str, flag: str, *, integer: bool = False) -> Any:
+    """``"V"`` or ``"BEFORE:AFTER"`` -> a number or a pair (ints for ``integer``).
+
+    >>> parse_value("0:-1.5", "--end-value")
+    (0, -1.5)
+    >>> parse_value("nan", "--constant-value")
+    nan
+    """
+    parts = text.split(":")
+    what = "non-negative integers" if integer else "numbers"
+    try:
+        if len(parts) not in (1, 2):
+            raise ValueError
+        values = [int(p) if integer else _number(p) for p in parts]
+        if integer and any(v < 0 for v in values):
+            raise ValueError
+    except ValueError:
+        raise CliError(
+            f"{flag} {text!r} is malformed: expected a value or BEFORE:AFTER, as {what} "
+            f"(write {flag}=-1:2 when the value starts with a minus sign)"
+        ) from None
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def parse_by_dim(
+    texts: Iterable[str], flag: str, widths: Mapping[str, Any], parse: Callable[[str], Any]
+) -> Any:
+    """A repeatable option given bare (``V``: every dimension it applies to) or per
+    dimension (``DIM=V``) -> ``parse(V)``, ``{DIM: parse(V)}``, or None when not given.
+
+    A second bare one, a dimension named twice, bare and ``DIM=`` forms together, and a
+    dimension without ``--width`` are refused, naming the option.
+
+    >>> parse_by_dim(["lat=odd", "lon=even"], "--reflect-type", {"lat": 1, "lon": 1}, str)
+    {'lat': 'odd', 'lon': 'even'}
+    """
+    bare: list[str] = []
+    named: dict[str, str] = {}
+    for text in texts:
+        dim, sep, _ = text.partition("=")
+        if not sep:
+            bare.append(text)
+            continue
+        dim = dim.strip()
+        if not dim:
+            raise CliError(f"{flag} {text!r} is malformed: expected DIM=VALUE or a bare VALUE")
+        if dim in named:
+            raise CliError(
+                f"{flag} names dimension {dim!r} twice ({flag} {named[dim]}, {flag} {text}); "
+                "give each dimension once"
+            )
+        named[dim] = text
+    if len(bare) > 1:
+        raise CliError(
+            f"{flag} is given {len(bare)} times without a dimension "
+            f"({', '.join(f'{flag} {t}' for t in bare)}); give one {flag} for every padded "
+            f"dimension, or one {flag} DIM=... per dimension"
+        )
+    if bare and named:
+        first = next(iter(named.values()))
+        raise CliError(
+            f"{flag} {bare[0]} (every padded dimension) and {flag} {first} (one dimension) do "
+            f"not combine: give each dimension its own {flag} DIM=..."
+            + (" (one not named is padded with constant)" if flag == "--mode" else "")
+            + f", or one bare {flag} for all"
+        )
+    for dim, text in named.items():
+        if dim not in widths:
+            raise CliError(
+                f"{flag} {text} names dimension {dim!r}, which has no --width: it applies to "
+                f"padded dimensions only (add --width {dim}=N, or leave it out)"
+            )
+    if bare:
+        return parse(bare[0])
+    if named:
+        return {dim: parse(text.partition("=")[2]) for dim, text in named.items()}
+    return None
+
+
+def parse_reflect_type(text: str) -> str:
+    if text not in ("even", "odd"):
+        raise CliError(
+            f"--reflect-type {text!r} is malformed: expected even or odd, or DIM=even or DIM=odd"
+        )
+    return text
+
+
+def parse_chunks(texts: Iterable[str]) -> tuple[str, dict[str, int]]:
+    """``--chunks``: the policy that makes the padded chunks regular for zarr
+    (``regular``, the default, or ``even``) and chunk sizes to read SRC with
+    (``lat=45,lon=90``)."""
+    policy, sizes = "regular", {}
+    for text in texts:
+        if text in ("regular", "even"):
+            policy = text
+            continue
+        for item in text.split(","):
+            dim, sep, value = item.partition("=")
+            if not (sep and dim.strip() and value.strip().isdigit() and int(value) > 0):
+                raise CliError(
+                    f"--chunks {text!r} is malformed: expected 'regular', 'even' or "
+                    "DIM=SIZE[,DIM=SIZE] with positive integer sizes, e.g. --chunks lat=45,lon=90"
+                )
+            sizes[dim.strip()] = int(value)
+    return policy, sizes
+
+
+def parse_storage_options(texts: Iterable[str]) -> dict[str, Any]:
+    """The ``--storage-option KEY=VALUE`` options, nested at the dots in KEY.
+
+    >>> parse_storage_options(["endpoint_url=http://127.0.0.1:5555", "anon=false"])
+    {'endpoint_url': 'http://127.0.0.1:5555', 'anon': False}
+    """
+    try:
+        return storage_options(texts)
+    except ValueError as e:
+        raise CliError(f"--storage-option: {e}") from None
+
+
+def parse_memory(text: str) -> int:
+    """``--memory SIZE``: bytes, as ``2GB``, ``512MiB`` or ``1e9``.
+
+    >>> parse_memory("512MiB")
+    536870912
+    """
+
+    try:
+        return memory_budget(text)
+    except ValueError:
+        raise CliError(f"--memory expects a size such as 2GB or 512MiB, got {text!r}") from None

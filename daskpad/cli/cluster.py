@@ -1,0 +1,177 @@
+"""The command on a dask.distributed cluster: connecting to one (``--scheduler``,
+``--scheduler-file``) or starting one (``--workers``), and stopping a run there without
+losing data: the tasks still running are waited for before what they write is removed."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from daskpad._compat.graphs import tasks_running
+from daskpad._compat.libraries import split_address
+from daskpad.cli.io import CliError
+from daskpad.store.commit import own_threads
+from daskpad.store.settle import submitted_keys
+
+#: ids of the Clients whose local cluster (``--workers``) the command started
+_OWN_CLUSTER: set[int] = set()
+
+
+@contextlib.contextmanager
+def stopping_first(client: Any) -> Iterator[None]:
+    """The computation stops before the temporary store is removed. Local threads of the
+    command's own: their running tasks are waited for (:func:`daskpad.store.commit.own_threads`).
+    A local cluster the command started (``--workers``): closed, its workers with it. An
+    external cluster's tasks are cancelled with their futures
+    (:func:`daskpad.cli.io.compute_with_progress`)."""
+    if client is None:
+        with own_threads():
+            yield
+        return
+    try:
+        yield
+    except BaseException:
+        if id(client) in _OWN_CLUSTER:
+            with contextlib.suppress(Exception):
+                client.close()
+        else:
+            _wait_for_running(client)
+        raise
+
+
+#: how long a stopped run waits for the tasks an external cluster is still running
+WAIT_FOR_RUNNING = 60.0
+
+
+def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
+    """Wait (at most ``bound`` seconds) until no worker runs a task this run submitted:
+    their futures are cancelled, and the scheduler forgets them at once, but a task already
+    running on a worker runs to its end, and a store task would write into the temporary
+    store after its removal. The workers are asked, by the names of this run's keys."""
+
+    names = {key[0] if isinstance(key, tuple) else key for key in submitted_keys}
+    deadline = time.monotonic() + bound
+    while names and time.monotonic() < deadline:
+        try:
+            running = client.run(tasks_running, names=names)
+        except Exception:  # the cluster is gone: nothing of ours runs any more
+            return
+        if not any(running.values()):
+            return
+        time.sleep(0.1)
+
+
+def client_for(args: argparse.Namespace) -> Any:
+    """A distributed Client for ``--scheduler`` or ``--workers``, else None (local threads)."""
+    if args.scheduler is None and args.workers is None and args.scheduler_file is None:
+        return None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise CliError(
+            "--scheduler, --scheduler-file and --workers need dask.distributed "
+            "(pip install distributed)"
+        ) from None
+    import logging
+
+    # a stopped run cancels its futures: what distributed and asyncio then log about them
+    # (cancelled tasks, a gather that never finished) is not for the command's user
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    if args.scheduler_file is not None:
+        address = _address_in(args.scheduler_file)
+        what = f"--scheduler-file {args.scheduler_file} (scheduler {address})"
+        return _connect(Client, address, args.scheduler_timeout, what)
+    if args.scheduler is not None:
+        return _connect(Client, args.scheduler, args.scheduler_timeout)
+    # a local cluster: no dashboard port to fight over, and the same quiet workers
+    import os
+
+    # read by the worker processes (asyncio: an object store's client sessions closed
+    # with a stopped worker). The workers' own log is silenced: what goes wrong on one
+    # reaches the command as the task's exception, and what a stopped run makes them log
+    # (a heartbeat to the scheduler closing before them) is not for the user.
+    os.environ["DASK_LOGGING__DISTRIBUTED"] = "critical"
+    os.environ["DASK_LOGGING__ASYNCIO"] = "critical"
+    with _workers_ignore_ctrl_c():
+        client = Client(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        )
+    _OWN_CLUSTER.add(id(client))  # closed first when a run stops
+    return client
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """SIGINT ignored while the worker processes start, so that they inherit it ignored:
+    Ctrl-C in a terminal reaches every process of the foreground group, and the command
+    alone answers it (it closes the cluster, workers included) instead of each worker
+    printing its own KeyboardInterrupt. (A Ctrl-C in the seconds they take to start is
+    lost; the next one stops the run.)"""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to change
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _address_in(path: str) -> str:
+    """The scheduler address a ``--scheduler-file`` (written by ``dask scheduler
+    --scheduler-file`` and by dask-jobqueue's clusters) holds. Read here, not by
+    ``Client(scheduler_file=...)``, which waits out its timeout for a missing file and does
+    not name a malformed one; the address is then checked at once (:func:`_connect`)."""
+    import json
+
+    what = f"--scheduler-file {path}"
+    try:
+        with open(path) as f:
+            address = json.load(f)["address"]
+    except FileNotFoundError:
+        raise CliError(f"{what}: no such file") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CliError(
+            f"{what}: not a dask scheduler file (JSON with an address): {e!r}"
+        ) from None
+    if not isinstance(address, str):
+        raise CliError(f"{what}: its address is {address!r}, not a string")
+    return address
+
+
+def _connect(client: Any, address: str, timeout: float, what: str | None = None) -> Any:
+    """A Client of the scheduler at ``address``, or a CliError naming ``--scheduler``
+    within about ``timeout`` seconds: a malformed address or a refused connection at once
+    (distributed itself would retry until its timeout)."""
+    what = what or f"--scheduler {address}"
+    wait = f"(--scheduler-timeout {timeout:g} s)"
+    try:
+        protocol, location = split_address(address)
+        if protocol in ("tcp", "tls"):
+            host, port = location
+            if not host or port is None:
+                raise ValueError(f"expected HOST:PORT, got {address!r}")
+    except (ValueError, TypeError) as e:
+        raise CliError(
+            f"{what} is malformed: {e}; expected an address like tcp://HOST:8786"
+        ) from None
+    if protocol in ("tcp", "tls"):
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except OSError as e:
+            reason = "timed out" if isinstance(e, TimeoutError) else str(e)
+            raise CliError(f"{what}: no dask scheduler answers there {wait}: {reason}") from None
+    try:
+        return client(address, timeout=timeout)
+    except Exception as e:  # distributed raises OSError, TimeoutError and others
+        raise CliError(f"{what}: cannot connect {wait}: {type(e).__name__}: {e}") from None

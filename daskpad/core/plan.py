@@ -1,0 +1,605 @@
+"""Arguments in, one frozen per-axis plan out.
+
+This module turns the user's ``pad_width``, ``mode`` and keyword arguments into a
+:class:`PadPlan`, raising the exception *type* ``numpy.pad`` raises for the same input, in
+the same order of checks, with numpy's wording first and then what numpy leaves out (the
+argument, the axis, the value received). It knows nothing of dask: after this door no code
+asks "is this an int or a pair?".
+
+Where numpy's behaviour depends on the dtype (``mean`` of datetimes, a constant that does not
+fit the dtype, arithmetic on booleans...), the plan is checked by running ``numpy.pad`` itself
+on a tiny array of the same dtype and shape class (:func:`check_with_numpy`), so such errors
+surface when the graph is built, never later on a worker.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from daskpad.core.registry import (
+    EdgeFunction,
+    Mode,
+    check_kwargs,
+    keywords,
+    mode_named,
+    modes_taking,
+)
+
+
+class PadWidthValueError(TypeError, AssertionError):
+    """A ``pad_width`` dict value that is neither an int nor a ``(before, after)`` tuple.
+
+    numpy (2.4) reports this with a bare ``AssertionError``; daskpad raises an error that is
+    both that and the more telling ``TypeError``, so code written for either keeps working.
+    """
+
+
+@dataclass(frozen=True)
+class AxisPlan:
+    """How one axis is padded.
+
+    Attributes
+    ----------
+    axis
+        The axis number (non-negative).
+    length
+        Length of the *original* array along this axis.
+    before, after
+        Pad widths.
+    values
+        ``(before, after)`` constant values (mode ``constant``) or end values
+        (``linear_ramp``), exactly as numpy would use them (numpy scalars or Python
+        scalars: the difference matters for casting).
+    stat_length
+        ``(before, after)`` number of values the statistic reads, already clipped to
+        ``length`` (statistic modes only).
+    """
+
+    axis: int
+    length: int
+    before: int
+    after: int
+    values: tuple[Any, Any] = (None, None)
+    stat_length: tuple[int, int] | None = None
+
+    @property
+    def padded(self) -> bool:
+        return self.before > 0 or self.after > 0
+
+
+@dataclass(frozen=True)
+class PadPlan:
+    """Everything the graph builder needs, validated.
+
+    ``mode`` is ``None`` for a user function; ``function`` and ``function_kwargs`` are then
+    set. ``fill_empty`` is true when numpy would return the allocated array untouched
+    (mode ``empty``, or a data mode on an array of size 0).
+
+    With a mode per axis (:func:`normalize_per_axis`), ``mode`` and ``function`` are
+    ``None`` and ``steps`` holds, in axis order, ``(axis, plan)`` for each axis that
+    changes the array: a plan of one mode that pads that axis alone, for the array padded
+    by the steps before it (numpy.pad called once per axis).
+    """
+
+    shape: tuple[int, ...]
+    mode: Mode | None
+    axes: tuple[AxisPlan, ...]
+    reflect_type: str = "even"
+    function: Callable[..., Any] | None = None
+    function_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    fill_empty: bool = False
+    steps: tuple[tuple[int, PadPlan], ...] = ()
+
+    @property
+    def new_shape(self) -> tuple[int, ...]:
+        return tuple(a.length + a.before + a.after for a in self.axes)
+
+    def along(self, axis: int) -> tuple[AxisPlan, PadPlan]:
+        """How ``axis`` is padded: its :class:`AxisPlan` and the plan of its mode (the
+        step that pads it, for a mode per axis; this plan otherwise)."""
+        for a, step in self.steps:
+            if a == axis:
+                return step.axes[axis], step
+        return self.axes[axis], self
+
+    @property
+    def builder(self) -> str:
+        """The family of graph builder that makes the pads
+        (:data:`daskpad.core.registry.BUILDERS`): a mode's own, ``"fill"`` where numpy leaves
+        the allocated array untouched, and ``"edge_function"`` for a function marked by
+        :func:`daskpad.edge_function`."""
+        if self.steps:
+            return "steps"
+        if self.fill_empty:
+            return "fill"
+        if self.mode is not None:
+            return self.mode.builder
+        if isinstance(self.function, EdgeFunction) and 0 not in self.shape:
+            return "edge_function"
+        return "function"
+
+    @property
+    def is_identity(self) -> bool:
+        """True when the result is the input itself (no width anywhere, no user function)."""
+        functions = any(step.function is not None for _a, step in self.steps)
+        return self.function is None and not functions and not any(a.padded for a in self.axes)
+
+
+def _reraise(exc: BaseException, detail: str) -> BaseException:
+    """The same exception type as ``exc``, with ``detail`` appended to numpy's message."""
+    try:
+        new = type(exc)(f"{exc}; {detail}")
+    except Exception:  # an exception class with an unusual constructor: keep it as is
+        exc.add_note(detail)
+        return exc
+    new.__cause__ = exc
+    return new
+
+
+def _as_pairs(
+    name: str, value: Any, ndim: int, *, as_index: bool = False
+) -> tuple[tuple[Any, Any], ...]:
+    """Broadcast ``value`` to one ``(before, after)`` pair per axis, as numpy.pad does.
+
+    A single value or a single pair (given in any nesting, except one value per axis as
+    ``[[a], [b]]``) applies to every axis and is returned as numpy scalars; a full per-axis
+    specification is returned as Python scalars. numpy keeps this difference and it shows in
+    how values are cast, so the plan keeps it too. With ``as_index`` the values are rounded
+    to integers and must not be negative.
+    """
+    if value is None:
+        return ((None, None),) * ndim
+    try:
+        arr = np.array(value)
+        if as_index:
+            arr = np.round(arr).astype(np.intp, copy=False)
+    except Exception as exc:
+        raise _reraise(exc, f"{name}={value!r} is not a number or a sequence of numbers") from None
+
+    def negative(pairs: Any) -> BaseException:
+        return ValueError(
+            f"index can't contain negative values: {name} must be >= 0, got {value!r}{pairs}"
+        )
+
+    if arr.ndim < 3 and (arr.size == 1 or (arr.size == 2 and arr.shape != (2, 1))):
+        flat = arr.ravel()
+        pair = (flat[0], flat[0]) if arr.size == 1 else (flat[0], flat[1])
+        if as_index and (pair[0] < 0 or pair[1] < 0):
+            raise negative("")
+        return (pair,) * ndim
+    if as_index:
+        if arr.size == 0:
+            raise ValueError(
+                f"zero-size array to reduction operation minimum which has no identity: "
+                f"{name}={value!r} holds no value; give one value, one (before, after) pair, "
+                f"or one pair for each of the {ndim} axes"
+            )
+        if arr.min() < 0:
+            raise negative("")
+    try:
+        pairs = np.broadcast_to(arr, (ndim, 2)).tolist()
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc}: {name} has shape {arr.shape}, which does not broadcast to one "
+            f"(before, after) pair for each of the {ndim} axes, i.e. shape ({ndim}, 2); "
+            f"got {value!r}"
+        ) from None
+    return tuple((p[0], p[1]) for p in pairs)
+
+
+def _pad_width_from_dict(pad_width: Mapping[Any, Any], ndim: int) -> list[tuple[int, int]]:
+    """numpy 2.4's ``{axis: width}`` form: an int or a ``(before, after)`` tuple of ints."""
+    seq = [(0, 0)] * ndim
+    for axis, width in pad_width.items():
+        if isinstance(width, int):
+            pair = (width, width)
+        elif (
+            isinstance(width, tuple) and len(width) == 2 and all(isinstance(w, int) for w in width)
+        ):
+            pair = (width[0], width[1])
+        else:
+            raise PadWidthValueError(
+                f"Expected code to be unreachable, but got: {width!r}; pad_width[{axis!r}] "
+                f"must be an int or a (before, after) tuple of ints"
+            )
+        try:
+            seq[axis] = pair
+        except IndexError:
+            raise IndexError(
+                f"list assignment index out of range: pad_width has key {axis!r}, but the "
+                f"array has {ndim} axes (valid keys: {-ndim} to {ndim - 1})"
+            ) from None
+        except TypeError as exc:
+            raise _reraise(exc, f"pad_width keys must be axis numbers, got {axis!r}") from None
+    return seq
+
+
+def normalize_pad_width(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
+    """``pad_width`` in any of numpy's forms -> one ``(before, after)`` pair of ints per axis."""
+    if isinstance(pad_width, Mapping):
+        pad_width = _pad_width_from_dict(pad_width, ndim)
+    try:
+        arr = np.asarray(pad_width)
+    except Exception as exc:
+        raise _reraise(exc, f"pad_width={pad_width!r} is not a regular sequence") from None
+    if arr.dtype.kind != "i":
+        raise TypeError(
+            f"`pad_width` must be of integral type.; got {pad_width!r} (dtype {arr.dtype}); "
+            f"give widths as Python or numpy signed integers"
+        )
+    pairs = _as_pairs("pad_width", arr, ndim, as_index=True)
+    return tuple((int(b), int(a)) for b, a in pairs)
+
+
+def normalize(
+    shape: tuple[int, ...],
+    pad_width: Any,
+    mode: str | Callable[..., Any],
+    kwargs: Mapping[str, Any],
+    itemsize: int = 1,
+) -> PadPlan:
+    """Validate the arguments of :func:`daskpad.pad` for an array of ``shape`` whose items
+    take ``itemsize`` bytes.
+
+    Checks run in numpy.pad's order, so that when several arguments are wrong the
+    exception is the one numpy would raise first.
+    """
+    ndim = len(shape)
+    widths = normalize_pad_width(pad_width, ndim)
+
+    if callable(mode):
+        _check_padded_size(shape, widths, itemsize)
+        axes = tuple(AxisPlan(k, n, b, a) for k, (n, (b, a)) in enumerate(zip(shape, widths)))
+        return PadPlan(shape, None, axes, function=mode, function_kwargs=dict(kwargs))
+
+    try:
+        spec = mode_named(mode)
+    except TypeError as exc:
+        raise _reraise(exc, f"mode must be a string or a function, got {mode!r}") from None
+    check_kwargs(spec.name, kwargs)
+    reflect_type = kwargs.get("reflect_type", "even")
+    _check_padded_size(shape, widths, itemsize)
+
+    size = int(np.prod(shape, dtype=np.int64)) if ndim else 1
+    values: tuple[tuple[Any, Any], ...] = ((None, None),) * ndim
+    stat_lengths: tuple[tuple[int, int] | None, ...] = (None,) * ndim
+    fill_empty = spec.name == "empty"
+
+    if spec.name == "constant":
+        values = _as_pairs("constant_values", kwargs.get("constant_values", 0), ndim)
+    elif spec.needs_data and size == 0:
+        for axis, (n, (b, a)) in enumerate(zip(shape, widths)):
+            if n == 0 and (b or a):
+                raise ValueError(
+                    f"can't extend empty axis {axis} using modes other than 'constant' or "
+                    f"'empty'; pad_width for axis {axis} is ({b}, {a}) and mode is '{mode}'"
+                )
+        fill_empty = True  # the result has size 0: there is nothing to compute
+    elif spec.name == "linear_ramp":
+        values = _as_pairs("end_values", kwargs.get("end_values", 0), ndim)
+    elif spec.builder == "stat":
+        lengths = _as_pairs("stat_length", kwargs.get("stat_length"), ndim, as_index=True)
+        # A stat_length of 0 for maximum/minimum is refused by check_with_numpy, which
+        # knows whether numpy meets it before a dtype error on an earlier axis.
+        stat_lengths = tuple(
+            (_clip_length(lb, n), _clip_length(la, n)) for n, (lb, la) in zip(shape, lengths)
+        )
+
+    axes = tuple(
+        AxisPlan(k, n, b, a, values=v, stat_length=s)
+        for k, (n, (b, a), v, s) in enumerate(zip(shape, widths, values, stat_lengths))
+    )
+    return PadPlan(shape, spec, axes, reflect_type=reflect_type, fill_empty=fill_empty)
+
+
+def _check_padded_size(
+    shape: tuple[int, ...], widths: tuple[tuple[int, int], ...], itemsize: int
+) -> None:
+    """numpy.pad's errors for a padded array too large for any memory (numpy allocates it
+    first; its shape arithmetic in 64-bit integers overflows or its byte size does)."""
+    biggest = np.iinfo(np.int64).max
+    new_shape = tuple(n + b + a for n, (b, a) in zip(shape, widths))
+    for axis, length in enumerate(new_shape):
+        if length > biggest:
+            raise ValueError(
+                f"negative dimensions are not allowed: padded, axis {axis} would be {length} "
+                f"long, more than a 64-bit integer holds (numpy's length overflows); pad_width "
+                f"{widths[axis]}"
+            )
+    if math.prod(new_shape) * max(itemsize, 1) > biggest:
+        raise ValueError(
+            "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+            f"possible size: the padded shape {new_shape} of {itemsize}-byte items"
+        )
+
+
+def _clip_length(length: Any, n: int) -> int:
+    """A stat_length as numpy uses it: None or more than the axis means the whole axis."""
+    return n if length is None or length > n else int(length)
+
+
+def _probe_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    # Keep what changes numpy's code path: zero length, length one, longer. Beyond eight
+    # axes keep only "zero or not" so the sample stays small.
+    cap = 2 if len(shape) <= 8 else 1
+    return tuple(min(n, cap) for n in shape)
+
+
+def check_with_numpy(
+    plan: PadPlan,
+    dtype: np.dtype,
+    mode: Any,
+    kwargs: Mapping[str, Any],
+    sample: np.ndarray | None = None,
+) -> np.ndarray:
+    """Run ``numpy.pad`` on a tiny array of ``dtype`` to surface dtype-dependent errors now.
+
+    numpy raises some errors only when it computes (``mean`` of a datetime, arithmetic that a
+    dtype does not support, a constant that does not fit the dtype). The same computation on
+    a sample with the same dtype, the same zero/one/many axis lengths, zero/non-zero widths
+    and the same keyword arguments raises the same error, here rather than on a worker.
+    ``sample`` (zeros by default) is what the calls before this one padded, for a mode per
+    axis (an ``"empty"`` axis leaves what numpy's allocation holds, None for objects, for
+    the later axes to read); the padded sample is returned.
+    """
+    shape = _probe_shape(plan.shape)
+    sample = np.zeros(shape, dtype=dtype) if sample is None else sample
+    # (a 0-d array takes a plain int: numpy reads an empty list of pairs as float widths)
+    widths = [(min(a.before, 1), min(a.after, 1)) for a in plan.axes] if plan.axes else 0
+    if plan.mode is None:
+        # a user function is the user's: numpy does not validate it either
+        return np.pad(sample, widths)
+    empty_stat = _empty_stat_error(plan)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if plan.mode.reference is None:
+                padded: np.ndarray = np.pad(sample, widths, mode=mode, **kwargs)
+            else:  # a mode numpy does not have: its own reference stands in
+                padded = plan.mode.reference(sample, widths, **kwargs)
+    except Exception as exc:
+        if empty_stat is not None and isinstance(exc, ValueError):
+            raise empty_stat from None  # numpy met the empty statistic first
+        raise _reraise(
+            exc,
+            f"numpy.pad cannot pad an array of dtype {dtype} with mode={mode!r}"
+            + (f" and {dict(kwargs)!r}" if kwargs else ""),
+        ) from None
+    if empty_stat is not None:
+        raise empty_stat  # the sample is small, but a zero stat_length stays zero in it
+    return padded
+
+
+def _empty_stat_error(plan: PadPlan) -> ValueError | None:
+    """numpy's error for a ``stat_length`` of 0 with maximum/minimum, for the first such axis.
+
+    numpy checks it axis by axis, just before that axis's statistic, so a dtype error on an
+    earlier axis comes first: the caller raises this only after the numpy probe.
+    """
+    if plan.mode is None or plan.mode.name not in ("maximum", "minimum"):
+        return None
+    for a in plan.axes:
+        if a.stat_length is not None and 0 in a.stat_length:
+            lb, la = a.stat_length
+            return ValueError(
+                f"stat_length of 0 yields no value for padding; mode '{plan.mode.name}' got "
+                f"stat_length ({lb}, {la}) for axis {a.axis}; use stat_length >= 1 or None"
+            )
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# a mode per axis
+# --------------------------------------------------------------------------------------
+
+
+def is_per_axis(mode: Any) -> bool:
+    """Whether ``mode`` gives a mode per axis: ``{axis: mode}`` or one mode per axis."""
+    return isinstance(mode, Mapping) or (
+        isinstance(mode, Sequence) and not isinstance(mode, (str, bytes))
+    )
+
+
+def modes_by_axis(mode: Any, ndim: int) -> list[Any]:
+    """A per-axis ``mode`` (``{axis: mode}``, axes not named ``"constant"``, or one mode
+    per axis) as one mode per axis, each a mode name or a function."""
+    if isinstance(mode, Mapping):
+        modes = _by_axis("mode", mode, ndim, "constant")
+    else:
+        modes = list(mode)
+        if len(modes) != ndim:
+            raise ValueError(
+                f"mode: {mode!r} has {len(modes)} entries, for an array of {ndim} dimensions; "
+                f"give one mode per axis, or {{axis: mode}} for some axes (the others are "
+                f"'constant')"
+            )
+    for axis, m in enumerate(modes):
+        if callable(m):
+            continue
+        if not isinstance(m, str):
+            raise TypeError(f"mode for axis {axis} must be a mode name or a function, got {m!r}")
+        try:
+            mode_named(m)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (mode for axis {axis})") from None
+    return modes
+
+
+def _takes(mode: Any, name: str) -> bool:
+    return isinstance(mode, str) and name in mode_named(mode).kwargs
+
+
+def _keywords_by_axis(
+    modes: Sequence[Any], widths: Sequence[tuple[int, int]], kwargs: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Each axis's keywords, and the keywords of the functions among the modes.
+
+    numpy.pad's keywords of its own modes go to the axes whose mode takes them: the value
+    as given (numpy's forms: numpy picks the axis's pair), or, from ``{axis: value}``, that
+    axis's value. The functions get every keyword no padded axis's built-in mode takes. A
+    keyword nobody takes is refused as numpy refuses it."""
+    ndim = len(modes)
+    padded = [b > 0 or a > 0 for b, a in widths]
+    taken = {n for n in kwargs if any(p and _takes(m, n) for m, p in zip(modes, padded))}
+    functions = any(callable(m) for m in modes)
+    left = sorted(set(kwargs) - taken)
+    if left and not functions:
+        shown = {axis: m for axis, m in enumerate(modes) if padded[axis]}
+        fit = [n for n in left if n in keywords()]
+        hint = "; give them with a mode that takes them, for an axis that is padded" if fit else ""
+        raise ValueError(
+            f"unsupported keyword arguments for the modes of the padded axes {shown}: {left}{hint}"
+        )
+    by_axis: list[dict[str, Any]] = [{} for _ in range(ndim)]
+    for name in sorted(taken):
+        value = kwargs[name]
+        if isinstance(value, Mapping):
+            for axis, entry in enumerate(_by_axis(name, value, ndim, _ABSENT)):
+                if entry is _ABSENT:
+                    continue
+                if not _takes(modes[axis], name):
+                    raise ValueError(
+                        f"{name} gives a value for axis {axis}, whose mode {modes[axis]!r} "
+                        f"does not take {name}; the modes that take it: "
+                        f"{', '.join(modes_taking([name]))}"
+                    )
+                by_axis[axis][name] = entry
+        else:
+            for axis, m in enumerate(modes):
+                if _takes(m, name):
+                    by_axis[axis][name] = value
+    function_kwargs = {n: v for n, v in kwargs.items() if n not in taken}
+    return by_axis, function_kwargs
+
+
+_ABSENT = object()
+
+
+def normalize_per_axis(
+    shape: tuple[int, ...],
+    pad_width: Any,
+    mode: Any,
+    kwargs: Mapping[str, Any],
+    dtype: np.dtype,
+) -> PadPlan:
+    """The plan of a mode per axis: numpy.pad called once per axis, in axis order, each
+    call padding only its axis with its mode and keywords, on the array the calls before
+    it padded (:attr:`PadPlan.steps`). Each call is checked as :func:`normalize` and
+    :func:`check_with_numpy` check one, in axis order, so the first error is the one the
+    chained numpy.pad calls raise first."""
+    ndim = len(shape)
+    widths = normalize_pad_width(pad_width, ndim)
+    modes = modes_by_axis(mode, ndim)
+    by_axis, function_kwargs = _keywords_by_axis(modes, widths, kwargs)
+    _check_padded_size(shape, widths, dtype.itemsize)
+    steps: list[tuple[int, PadPlan]] = []
+    current = list(shape)
+    sample = np.zeros(_probe_shape(tuple(shape)), dtype=dtype)
+    for axis, (m, (b, a)) in enumerate(zip(modes, widths)):
+        step_widths = tuple((b, a) if i == axis else (0, 0) for i in range(ndim))
+        step_kwargs = function_kwargs if callable(m) else by_axis[axis]
+        # (a call that pads nothing still checks its keywords, as numpy.pad does)
+        step = normalize(tuple(current), step_widths, m, step_kwargs, dtype.itemsize)
+        sample = check_with_numpy(step, dtype, m, step_kwargs, sample)
+        if (b or a) or (callable(m) and not isinstance(m, EdgeFunction)):
+            # (an edge function writes only the pads: with none, it changes nothing)
+            steps.append((axis, step))
+        current[axis] += b + a
+    axes = tuple(AxisPlan(k, n, b, a) for k, (n, (b, a)) in enumerate(zip(shape, widths)))
+    if not steps:  # nothing changes: the plan of no pad at all
+        return PadPlan(tuple(shape), mode_named("constant"), axes)
+    return PadPlan(tuple(shape), None, axes, steps=tuple(steps))
+
+
+# --------------------------------------------------------------------------------------
+# per-axis arguments of pad_to and map_overlap
+# --------------------------------------------------------------------------------------
+
+
+def _by_axis(name: str, value: Mapping[Any, Any], ndim: int, default: Any) -> list[Any]:
+    """An ``{axis: entry}`` dict (negative axes counted from the end) as one entry per
+    axis, ``default`` where none is given."""
+    out = [default] * ndim
+    for axis, entry in value.items():
+        try:
+            a = operator.index(axis)
+        except TypeError:
+            raise TypeError(f"{name}: axes are integers, not {axis!r}") from None
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for {ndim} dimensions")
+        out[a % ndim] = entry
+    return out
+
+
+def per_axis(name: str, value: Any, ndim: int, *, broadcast: bool) -> list[int | None]:
+    """``value`` (one int for every axis when ``broadcast``, one entry per axis, or an
+    ``{axis: int}`` dict) as one non-negative int or None per axis (``pad_to``'s
+    ``shape`` and ``multiple``)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, Mapping):
+        out = _by_axis(name, value, ndim, None)
+    elif broadcast and not isinstance(value, Sequence):
+        out = [value] * ndim
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        out = list(value)
+        if len(out) != ndim:
+            raise ValueError(
+                f"{name}: {value!r} has {len(out)} entries, for an array of {ndim} "
+                f"dimensions (give one per axis, None for an axis left as it is)"
+            )
+    else:
+        raise TypeError(f"{name}: expected one entry per axis, got {value!r}")
+    checked: list[int | None] = []
+    for axis, v in enumerate(out):
+        if v is None:
+            checked.append(None)
+            continue
+        try:
+            n = operator.index(v)
+        except TypeError:
+            raise TypeError(f"{name}: axis {axis}: expected an integer, got {v!r}") from None
+        if n < 0:
+            raise ValueError(f"{name}: axis {axis}: {n} is negative")
+        checked.append(n)
+    return checked
+
+
+def depth_pairs(depth: Any, ndim: int) -> tuple[tuple[int, int], ...]:
+    """``depth`` as dask takes it (one int, one entry per axis, ``{axis: entry}``; an
+    entry an int or a ``(before, after)`` pair) as one ``(before, after)`` pair per axis
+    (``map_overlap``'s halo)."""
+    if isinstance(depth, np.ndarray):
+        depth = depth.tolist()
+    if isinstance(depth, Mapping):
+        entries = _by_axis("depth", depth, ndim, 0)
+    elif isinstance(depth, Sequence) and not isinstance(depth, str):
+        entries = list(depth)
+        if len(entries) != ndim:
+            hint = f"; for one axis, ({tuple(depth)!r},)" if ndim == 1 else ""
+            raise ValueError(
+                f"depth: {depth!r} has {len(entries)} entries for {ndim} dimensions "
+                f"(one per axis, each an int or a (before, after) pair{hint})"
+            )
+    else:
+        entries = [depth] * ndim
+    pairs = []
+    for axis, entry in enumerate(entries):
+        pair = tuple(entry) if isinstance(entry, Sequence) else (entry, entry)
+        if len(pair) != 2:
+            raise ValueError(f"depth: axis {axis}: expected an int or a pair, got {entry!r}")
+        try:
+            before, after = (operator.index(d) for d in pair)
+        except TypeError:
+            raise TypeError(f"depth: axis {axis}: expected integers, got {entry!r}") from None
+        if before < 0 or after < 0:
+            raise ValueError(f"depth: axis {axis}: {entry!r} is negative")
+        pairs.append((before, after))
+    return tuple(pairs)

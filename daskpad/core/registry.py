@@ -1,0 +1,233 @@
+"""The one table of padding modes, which the mode families fill.
+
+Each family module of :mod:`daskpad.modes` (constant/empty, edge, reflect/symmetric/wrap,
+linear_ramp, the statistics, the user function) holds its graph builder, its kernels and
+its fill program, and registers its modes here (:func:`register`). Everything that needs
+to know something about a mode reads this table: argument checking
+(:mod:`daskpad.core.plan`), the grid that runs the builders axis by axis
+(:mod:`daskpad.core.axes`), map_overlap's boundary names (:mod:`daskpad.core.boundaries`),
+``pad2``, the command's ``--mode`` choices, the docs and the tests. Adding a mode means
+adding one module that registers it (docs/design.md shows one).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+#: a family's graph builder: ``build(grid, axis plan, plan, side chunks) -> (before, after)``
+#: (:mod:`daskpad.core.sides` has the types)
+Builder = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What daskpad knows about one padding mode.
+
+    Attributes
+    ----------
+    name
+        The mode string, as numpy spells it.
+    kwargs
+        The keyword arguments the mode accepts (anything else is an error).
+    builder
+        The family of graph builder that produces its pad blocks (registered with it):
+        ``"fill"`` (constant/empty: no input data), ``"gather"`` (values copied or
+        reflected from the array: edge, reflect, symmetric, wrap), ``"ramp"``
+        (linear_ramp) and ``"stat"`` (maximum, mean, median, minimum).
+    needs_data
+        Whether the mode reads the array, so it cannot extend an axis of length 0.
+    stat
+        For statistic modes, the name of the numpy reduction (``numpy.<stat>``).
+    views
+        Whether its pad blocks are read-only broadcast views of one face slice (for
+        numpy blocks): they hold that slice in memory whatever their length, so their
+        chunks grow to the budget (:func:`daskpad.core.chunks.pad_chunk_size`).
+    copies
+        Whether its pads are values of the array itself (copied, mirrored or repeated), so
+        that labels (an index coordinate) can be padded with it too.
+    words
+        The words other libraries' boundary vocabularies use for this mode, per library
+        (``{"dask": ("periodic",)}``): :mod:`daskpad.core.boundaries` reads them.
+    reference
+        For a mode numpy.pad does not have: a function with numpy.pad's signature,
+        ``reference(array, pad_width, **kwargs)``, that pads an in-memory array so. It
+        stands in for numpy.pad wherever numpy is asked (the argument checks made on a
+        small sample, the test oracle). None: numpy.pad itself.
+    """
+
+    name: str
+    kwargs: tuple[str, ...]
+    builder: str
+    needs_data: bool = True
+    stat: str | None = None
+    views: bool = False
+    copies: bool = False
+    words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    reference: Callable[..., Any] | None = None
+
+
+_MODES: dict[str, Mode] = {}
+_BUILDERS: dict[str, Builder] = {}
+_ALIGNS: dict[str, Callable[..., Any]] = {}
+_PREPARES: dict[str, Callable[..., Any]] = {}
+
+#: Every mode by name, in the order registered (a read-only view of the live table).
+MODES: Mapping[str, Mode] = MappingProxyType(_MODES)
+#: Each family's graph builder, by family name (read-only).
+BUILDERS: Mapping[str, Builder] = MappingProxyType(_BUILDERS)
+#: Each family's cut of its pad sides into blocks that are views of one input block, by
+#: family name: ``align(axis plan, plan, input chunks along the axis, side) -> cuts or
+#: None`` (:func:`daskpad.core.chunks.pad_layout`).
+ALIGNS: Mapping[str, Callable[..., Any]] = MappingProxyType(_ALIGNS)
+#: What a family prepares in the grid before any axis is built (the statistics share the
+#: partial reductions of whole axes): ``prepare(grid, [(axis plan, plan), ...])``.
+PREPARES: Mapping[str, Callable[..., Any]] = MappingProxyType(_PREPARES)
+
+#: The mark of the layers a tiled store computes before its tiles (a statistic a pad
+#: repeats: :func:`daskpad.store.settle.settle_statistics`)
+SETTLE_FIRST = "statistic"
+
+#: The values ``reflect_type`` may take (numpy documents these two and silently treats
+#: anything else as ``"even"``; daskpad refuses anything else).
+REFLECT_TYPES = ("even", "odd")
+
+
+def register(
+    modes: Iterable[Mode],
+    build: Builder | None = None,
+    *,
+    family: str | None = None,
+    align: Callable[..., Any] | None = None,
+    prepare: Callable[..., Any] | None = None,
+) -> None:
+    """Register ``modes`` (each by its name) and their family's builder ``build``, with
+    the family's ``align`` and ``prepare`` hooks (:data:`ALIGNS`, :data:`PREPARES`).
+    ``family`` names a builder that no mode of the table uses by name (the user
+    function's). Registering a name again replaces it."""
+    modes = list(modes)
+    families = {m.builder for m in modes} | ({family} if family else set())
+    if build is None and any(f not in _BUILDERS for f in families):
+        raise ValueError(f"no builder registered for {sorted(families - set(_BUILDERS))}")
+    for m in modes:
+        _MODES[m.name] = m
+    for f in families:
+        if build is not None:
+            _BUILDERS[f] = build
+        if align is not None:
+            _ALIGNS[f] = align
+        if prepare is not None:
+            _PREPARES[f] = prepare
+
+
+def unregister(*names: str) -> None:
+    """Remove the modes ``names`` (and a family's hooks when no mode uses it any more)."""
+    for name in names:
+        mode = _MODES.pop(name)
+        if not any(m.builder == mode.builder for m in _MODES.values()):
+            for table in (_BUILDERS, _ALIGNS, _PREPARES):
+                table.pop(mode.builder, None)
+
+
+def keywords() -> tuple[str, ...]:
+    """The keywords of the registered modes (a function gets any others)."""
+    return tuple(sorted({k for m in _MODES.values() for k in m.kwargs}))
+
+
+def mode_named(mode: Any) -> Mode:
+    """The mode called ``mode``; ``ValueError`` naming the choices for any other string
+    (an unhashable ``mode`` raises ``TypeError``, as a dict lookup does)."""
+    try:
+        return MODES[mode]
+    except KeyError:
+        raise ValueError(
+            f"mode '{mode}' is not supported; choose one of {sorted(MODES)} or a function"
+        ) from None
+
+
+def modes_taking(kwargs: Iterable[str]) -> list[str]:
+    """The modes that take every keyword argument in ``kwargs``."""
+    wanted = set(kwargs)
+    return [name for name, spec in MODES.items() if wanted <= set(spec.kwargs)]
+
+
+def check_kwargs(mode: str, given: Mapping[str, Any]) -> Mode:
+    """The one rule for a mode's keyword arguments, which ``daskpad.pad``, ``pad2`` and the
+    command all ask: each given one must be one the mode takes (``numpy.pad`` refuses the
+    others with ``ValueError``), and ``reflect_type`` must be ``"even"`` or ``"odd"``
+    (numpy silently treats any other value as ``"even"``; a typo should not pass
+    unnoticed). Returns the mode (:func:`mode_named`)."""
+    spec = mode_named(mode)
+    unsupported = sorted(set(given) - set(spec.kwargs))
+    if unsupported:
+        fit = modes_taking(unsupported)
+        hint = f"; they fit mode(s) {fit}" if fit else ""
+        raise ValueError(
+            f"unsupported keyword arguments for mode '{mode}': {unsupported}; "
+            f"mode '{mode}' takes: {', '.join(spec.kwargs) or 'none'}{hint}"
+        )
+    reflect_type = given.get("reflect_type", "even")
+    if "reflect_type" in spec.kwargs and reflect_type not in REFLECT_TYPES:
+        raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    return spec
+
+
+@dataclass(frozen=True)
+class EdgeFunction:
+    """A user pad function with a promise: on each line it reads at most ``reads`` data
+    values next to each edge (and the pads), and writes only the pads.
+
+    Made by :func:`daskpad.edge_function`. It is called exactly as the function it wraps,
+    so ``numpy.pad`` takes it too and gives the same result; daskpad uses the promise to
+    compute the pads from the edge chunks alone, like its own modes, instead of handing
+    every whole line of every axis to the function.
+    """
+
+    function: Callable[..., Any]
+    reads: int
+
+    def __call__(self, vector: Any, iaxis_pad_width: Any, iaxis: int, kwargs: Any) -> Any:
+        return self.function(vector, iaxis_pad_width, iaxis, kwargs)
+
+
+def edge_function(function: Callable[..., Any] | None = None, *, reads: int) -> Any:
+    """Mark a pad function ``f(vector, iaxis_pad_width, iaxis, kwargs)`` as one that reads
+    at most ``reads`` data values next to each edge of a line and writes only the pads.
+
+    numpy.pad calls a pad function on every whole line of every axis, and the function may
+    read and write anywhere in the line, so daskpad must otherwise hand it whole lines:
+    axis after axis, each a pass over the whole array that holds a large part of it in
+    memory. With the promise, the pads are computed from the ``reads`` values next to each
+    edge, in one task per face block of the edge chunks, and the interior is never
+    touched: cost and memory follow the boundary, as for the built-in modes.
+
+    The function still sees lines of their full length, with the pads (zeros to fill, and
+    the pads of the axes padded before) at their places and, of the data, exactly the
+    ``reads`` values next to each edge (the whole line when it is shorter than
+    ``2 * reads``); the data between is zero there. A function that reads further in, or
+    writes outside the pads, gets results that differ from numpy.pad's: the promise is
+    the caller's to keep.
+
+    Usable as a decorator: ``@daskpad.edge_function(reads=1)``.
+
+    >>> import numpy as np, dask.array as da, daskpad
+    >>> @daskpad.edge_function(reads=1)
+    ... def step_away(vector, iaxis_pad_width, iaxis, kwargs):
+    ...     before, after = iaxis_pad_width
+    ...     vector[:before] = vector[before] - np.arange(before, 0, -1)
+    ...     vector[len(vector) - after :] = vector[-after - 1] + np.arange(1, after + 1)
+    >>> daskpad.pad(da.arange(6, chunks=2), (2, 3), step_away).compute()
+    array([-2, -1,  0,  1,  2,  3,  4,  5,  6,  7,  8])
+    """
+    if isinstance(reads, bool) or not isinstance(reads, numbers.Integral):
+        raise TypeError(f"reads must be an integer, got {reads!r}")
+    if reads < 0:
+        raise ValueError(f"reads must be at least 0, got {reads}")
+    if function is None:
+        return lambda f: edge_function(f, reads=reads)
+    if not callable(function):
+        raise TypeError(f"edge_function needs a function, got {function!r}")
+    return EdgeFunction(function, int(reads))

@@ -1,0 +1,134 @@
+"""The blocks of one pad side: the dask operations every graph builder shares.
+
+A pad side is the blocks before or after the array along one axis. Its chunks along the
+axis come from :func:`daskpad.core.chunks.pad_layout`; its blocks beside each face block of the
+array padded so far are made in one ``blockwise`` layer, each task told which chunk it
+computes (:func:`blockwise_chunks`) or making a block of one length (:func:`blockwise_along`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+import dask.array as da
+import numpy as np
+from dask.array.core import PerformanceWarning
+from dask.array.utils import meta_from_array
+
+from daskpad.core import kernels as k
+from daskpad.core.chunks import AFTER, BEFORE, face_nbytes
+from daskpad.core.grid import Grid, block_index
+from daskpad.core.plan import AxisPlan
+
+Sides = tuple[da.Array | None, da.Array | None]
+SideChunks = tuple[tuple[int, ...], tuple[int, ...]]  # a pad side's chunks, before and after
+# Builders read the array padded so far through a Grid: its chunks, dtype, meta and slabs.
+Frame = Grid
+
+
+def with_axis(
+    x: Frame | da.Array, axis: int, chunks: Sequence[int]
+) -> tuple[tuple[int, ...], ...]:
+    """``x``'s chunks, with ``chunks`` along ``axis``."""
+    return tuple(tuple(chunks) if i == axis else c for i, c in enumerate(x.chunks))
+
+
+def per_pad_block(
+    ap: AxisPlan,
+    sides: SideChunks,
+    make: Callable[[int, tuple[int, ...], int], da.Array],
+) -> Sides:
+    """For each side with a pad, ``make(side, chunks, offset)`` builds its blocks:
+    ``chunks`` along the axis (from :func:`daskpad.core.chunks.pad_layout`), ``offset`` where
+    the side starts in padded coordinates."""
+    result: list[da.Array | None] = []
+    for side, width, offset in ((BEFORE, ap.before, 0), (AFTER, ap.after, ap.before + ap.length)):
+        result.append(make(side, sides[side], offset) if width else None)
+    return result[0], result[1]
+
+
+def _contracted(ndim: int, along: int, inputs: Sequence[da.Array]) -> list[Any]:
+    """blockwise arguments for ``inputs``, each seen whole along ``along``: every input gets
+    its own contracted symbol there, since their lengths differ."""
+    args: list[Any] = []
+    for j, a in enumerate(inputs):
+        args += [a, tuple(ndim + 1 + j if i == along else i for i in range(ndim))]
+    return args
+
+
+def blockwise_chunks(
+    kernel: Callable[..., Any],
+    like: Frame | da.Array,
+    along: int,
+    chunks: tuple[int, ...],
+    offset: int,
+    inputs: Sequence[da.Array],
+    kwargs: dict[str, Any],
+    extra: Sequence[tuple[Any, Any]] = (),
+) -> da.Array:
+    """All blocks of one pad side in one layer: for each output chunk along ``along`` and
+    each face block of ``like``, ``kernel(*inputs, *extra, start=, stop=, **kwargs)`` with
+    each input whole along ``along``; ``start``/``stop`` are the chunk's padded positions.
+    A tiny block-index array tells each task which chunk it computes."""
+    ndim = like.ndim
+    out = tuple(ndim if i == along else i for i in range(ndim))
+    args = [block_index(len(chunks)), (ndim,), *_contracted(ndim, along, inputs)]
+    for pair in extra:
+        args += list(pair)
+    # an array, not a tuple: dask walks tuples in kwargs looking for collections
+    bounds = np.cumsum((offset, *chunks), dtype=np.int64)
+    with warnings.catch_warnings():
+        # the side has more blocks than the slabs it reads: that is the point, not a problem
+        warnings.simplefilter("ignore", PerformanceWarning)
+        return cast(
+            "da.Array",
+            da.blockwise(
+                k.per_chunk,
+                out,
+                *args,
+                new_axes={ndim: tuple(chunks)},  # one chunk per block of the index
+                dtype=like.dtype,
+                meta=meta_from_array(like._meta, ndim=ndim),
+                token=kernel.__name__,
+                kernel=kernel,
+                bounds=bounds,
+                along=along,
+                **kwargs,
+            ),
+        )
+
+
+def blockwise_along(
+    kernel: Callable[..., Any],
+    like: Frame | da.Array,
+    along: int,
+    size: int,
+    inputs: Sequence[da.Array],
+    kwargs: dict[str, Any],
+) -> da.Array:
+    """One task per face block of ``like``: ``kernel`` sees each input whole along axis
+    ``along`` and returns a block of ``size`` there. ``kwargs`` go to the kernel."""
+    ndim = like.ndim
+    out = tuple(ndim if i == along else i for i in range(ndim))
+    return cast(
+        "da.Array",
+        da.blockwise(
+            k.along_axis,
+            out,
+            *_contracted(ndim, along, inputs),
+            new_axes={ndim: size},
+            dtype=like.dtype,
+            meta=meta_from_array(like._meta, ndim=ndim),
+            token=kernel.__name__,
+            kernel=kernel,
+            along=along,
+            **kwargs,
+        ),
+    )
+
+
+def face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:
+    """Bytes of ``x``'s largest face block (every axis but ``axis``) ``length`` long."""
+    return face_nbytes(x.chunks, axis, x.dtype.itemsize) * length

@@ -1,0 +1,293 @@
+"""Writing a padded dataset to zarr, tile by tile when it is large, so that the memory it
+holds stays bounded.
+
+Every dask-backed variable zarr takes as it is goes through streamed writes
+(:mod:`daskpad.store.stream`): each block the variable was made of (for a padded array in
+regular chunks, the input's and the pad's, :func:`daskpad.core.grid.own_grid`) is computed
+once and written into the zarr chunks it overlaps, each chunk whole, once. Such a write
+holds a few blocks per thread and the thin edges blocks hand on, so most datasets are
+written in one computation; above the memory budget (:func:`daskpad.store.tiling.plan`) they are
+written one tile of zarr chunks at a time, each tile its own computation, and the input
+blocks along tile edges are read by both tiles. A variable xarray encodes (CF attributes,
+strings, times) goes through xarray's region writes of its regular blocks instead, each
+assembled from the blocks it overlaps, and a tile holds what it reads. The statistics a pad
+repeats are computed before the tiles (:func:`daskpad.store.settle.settle_statistics`), so a
+statistic of the whole axis is read once, not by every tile at an edge. On a distributed
+cluster every computation has keys of its own (:func:`daskpad.store.settle.fresh_keys`).
+
+Nothing here pads: :mod:`daskpad.cli` calls :func:`write_tiled` with the padded dataset,
+and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask array.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from daskpad.core.grid import own_grid, regrid
+from daskpad.store.commit import written_whole
+from daskpad.store.settle import TileProgress, compute_apart, settle_statistics, step
+from daskpad.store.stream import streamed_writes
+from daskpad.store.tiling import (
+    Plan,
+    handed_share,
+    memory_budget,
+    needs_encoding,
+    storable,
+    streamed_tile_shape,
+    tiles,
+)
+
+
+def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
+    """Compute each job (a list of dask collections writing one tile) in its own
+    computation: a tile's input is released before the next tile starts.
+
+    It runs on the default scheduler, a distributed client's cluster when there is one.
+    There each tile's tasks get keys of their own (:func:`daskpad.store.settle.fresh_keys`):
+    neighbouring tiles read the same input blocks, and a graph that names keys the
+    scheduler is still releasing from the previous tile can fail in distributed's scheduler
+    (a KeyError for an input key, distributed 2026.8; dask/dask#9888).
+    """
+    bar = TileProgress(ntiles) if progress else None
+    for writes in jobs:
+        with step(bar):
+            compute_apart(writes)
+    if bar is not None:
+        bar.finish()
+
+
+def statistics_settled(arrays: list[Any], budget: int, progress: bool) -> list[Any]:
+    """``arrays`` with their statistics settled (:func:`daskpad.store.settle.settle_statistics`)
+    in the blocks they were made of (:func:`daskpad.core.grid.own_grid`), each then laid
+    out in its chunks again."""
+
+    owns = [own_grid(a) for a in arrays]
+    done = settle_statistics(owns, budget, progress)
+    return [a if d is o else regrid(d, a.chunks) for a, o, d in zip(arrays, owns, done)]
+
+
+def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any]:
+    """The dask collections that write ``array[region]`` into ``target[region]`` (none,
+    having written it, when that part of ``array`` is in memory already).
+
+    A dask array is written from the blocks it was made of (:func:`daskpad.core.grid.
+    own_grid`: for a padded array in regular chunks, the input's blocks and the pad's),
+    each computed once and written into the zarr chunks it overlaps, each chunk whole by
+    one task (:mod:`daskpad.store.stream`); ``region`` is on the target's chunk bounds."""
+    from dask.base import is_dask_collection
+
+    if is_dask_collection(array):
+        writes = streamed_writes(own_grid(array), target, region)
+        return [] if writes is None else [writes]
+    target[region] = array[region]  # (xarray loads a variable of size 0 as it writes its metadata)
+    return []
+
+
+def write_tiled(
+    ds: Any,
+    store: Any,
+    the_plan: Plan,
+    progress: bool,
+    consolidated: bool | None,
+    compute: Callable[[list[Any]], None] | None = None,
+    **kwargs: Any,
+) -> None:
+    """Write ``ds`` to the new zarr ``store``: xarray writes the metadata and the in-memory
+    variables (``kwargs`` go to its ``to_zarr``), then the dask-backed variables are
+    written tile by tile, one computation per tile (or, when the plan is one tile and
+    ``compute`` is given, by ``compute(collections)``); metadata is consolidated at the
+    end unless ``consolidated`` is False.
+
+    A variable xarray stores as it is (numbers, no CF encoding left to apply: the command
+    reads values undecoded) goes straight into its zarr array; one that xarray encodes
+    (scale_factor, _FillValue, times, strings, ...) goes through xarray's region writes,
+    which encode it as the store says.
+    """
+    import dask.array as da
+    import xarray as xr
+    import zarr
+
+    ds = ds.copy(deep=False)
+    for var in ds.variables.values():
+        if var.chunks is not None and var.ndim == 0:
+            var.load()  # a scalar: written with the metadata
+    if the_plan.ntiles > 1:
+        lazy = [v for v in ds.variables.values() if v.chunks is not None and v.ndim]
+        budget = max(g.block_bytes * math.prod(k) for g, k in the_plan.shapes)
+        arrays = statistics_settled([v.data for v in lazy], budget, progress)
+        for var, settled in zip(lazy, arrays):
+            var.data = settled
+    # the metadata: xarray builds (and drops) a write of every dask-backed variable, whose
+    # graph, for a padded array of 87 x 87 blocks in regular chunks, takes seconds; those
+    # written straight below stand in as empty arrays of their chunks, whose graph is
+    # one layer of blocks
+    ds_meta = ds.copy(deep=False)
+    for var in ds_meta.variables.values():
+        if var.chunks is not None and var.ndim and not needs_encoding(var):
+            var.data = da.empty(var.shape, chunks=var.chunks, dtype=var.dtype)
+    ds_meta.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
+    root: Any = zarr.open_group(store, mode="r+")
+    fmt = root.metadata.zarr_format
+    # the zarr arrays written straight, opened and checked once
+    targets = {}
+    for group, _ in the_plan.shapes:
+        for name in group.names:
+            var = ds.variables[name]
+            if not group.dims or needs_encoding(var):
+                continue
+            target = targets[name] = root[str(name)]
+            if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
+                raise RuntimeError(  # xarray made the array; this would be a daskpad bug
+                    f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
+                )
+
+    def jobs() -> Iterator[list[Any]]:
+        for group, region in the_plan.regions():
+            if not group.dims:
+                yield []  # the scalars, written with the metadata
+                continue
+            where = tuple(region[d] for d in group.dims)
+            writes: list[Any] = []
+            encoded = {}
+            for name in group.names:
+                var = ds.variables[name]
+                if name in targets:
+                    writes += write_region(var.data, targets[name], where)
+                else:
+                    # attrs too: the store has them, and xarray's region write takes the
+                    # encoding from the store (an undecoded _FillValue attr would clash)
+                    encoded[name] = xr.Variable(var.dims, var.data[where])
+            if encoded:
+                writes.append(
+                    xr.Dataset(encoded).to_zarr(
+                        store,
+                        region={str(d): s for d, s in region.items()},
+                        compute=False,
+                        consolidated=False,
+                        zarr_format=fmt,
+                    )
+                )
+            yield writes
+
+    if compute is not None and the_plan.whole:
+        compute([w for writes in jobs() for w in writes])
+    else:
+        store_tiles(jobs(), the_plan.ntiles, progress)
+    if consolidated or consolidated is None:
+        consolidate(store, fmt)
+
+
+def consolidate(store: Any, zarr_format: int) -> None:
+    """Consolidate the store's metadata, so that xarray opens it with one read (and
+    without warning that it is not consolidated), zarr v3 included."""
+    import zarr
+
+    with v3_consolidation_quietly():
+        zarr.consolidate_metadata(store, zarr_format=zarr_format)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def v3_consolidation_quietly() -> Iterator[None]:
+    """Without zarr's warning that consolidated metadata is not part of the v3
+    specification yet: not news to whoever asked for it."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Consolidated metadata is currently not")
+        yield
+
+
+def to_zarr(
+    x: Any, store: Any, *, memory: int | str | None = None, progress: bool = False, **kwargs: Any
+) -> Any:
+    """Store a dask array in a new zarr array, each of its blocks computed once (twice
+    the blocks beside a pad that waits for blocks far away, as wrap, linear_ramp and a
+    whole-axis statistic do, where they have the larger part of a chunk the pad writes),
+    holding about ``memory`` bytes at most.
+
+    ``dask.array.to_zarr`` of a padded array in regular chunks
+    (``daskpad.pad(..., chunks="regular")`` or ``"even"``) assembles each output block from
+    the up to 2**ndim blocks it overlaps, and dask's ordering holds rows of input blocks
+    meanwhile. Here each block ``x`` was made of (for a padded array, the input's blocks and
+    the pad's) is computed once, by one task, and written into the zarr chunks it overlaps,
+    each chunk whole, once, by the block with the largest part of it, the thin parts of the
+    others handed on (:mod:`daskpad.store.stream`). That holds a few blocks per thread and the
+    parts handed on; an array whose write would hold more than ``memory`` is written tile by
+    tile, one computation per tile of zarr chunks, and the blocks along tile edges are
+    computed by both tiles. The statistics a pad repeats (maximum, mean, median, minimum)
+    are then computed first, axis after axis, so a statistic of the whole axis is read once
+    per padded axis, not by every tile at an edge.
+
+    It takes any dask array: zarr's chunks are ``x``'s where zarr can store them, else
+    those :func:`daskpad.store.tiling.storable_chunks` says. A local path is
+    written under a hidden temporary name and moved into place once complete: a failed or
+    interrupted write leaves nothing that opens, and an existing store is replaced only with
+    ``overwrite=True``. An object store (``s3://``, ``gs://``, ...) has no rename: the array
+    is written in place, its metadata document last, and a failed write removes what it
+    wrote; ``overwrite=True`` deletes an existing store there first. Other stores are
+    written in place.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        Any chunks; zarr's chunks are ``x``'s where zarr can store them.
+    store
+        Where to create the zarr array: a local path, an fsspec URL (``s3://bucket/a.zarr``;
+        see ``storage_options``) or any store :func:`zarr.create_array` takes.
+    memory : int or str, optional
+        Bytes a tile's write may hold (``"512MB"`` works too); default 2 GiB, or a quarter
+        of the memory this process may use (a container's limit included) if less. A tile
+        is at least one block.
+    progress : bool
+        Show one progress bar over all the tiles.
+    **kwargs
+        Passed to :func:`zarr.create_array` (``compressors=``, ``zarr_format=``,
+        ``overwrite=``, ...), except ``storage_options``: those of the filesystem of a URL
+        ``store`` (``{"endpoint_url": ...}``, credentials), which travel with the store to
+        the workers of a cluster.
+
+    Returns
+    -------
+    zarr.Array
+        The array written.
+
+    Examples
+    --------
+    >>> import dask.array as da, daskpad, numpy as np, tempfile, zarr
+    >>> x = da.from_array(np.arange(100).reshape(10, 10), chunks=3)
+    >>> y = daskpad.pad(x, 2, mode="reflect", chunks="regular")
+    >>> z = daskpad.to_zarr(y, tempfile.mkdtemp(), memory=16 * y.dtype.itemsize * 9)
+    >>> z.chunks
+    (3, 3)
+    >>> bool((z[...] == np.pad(np.arange(100).reshape(10, 10), 2, mode="reflect")).all())
+    True
+    """
+    import zarr
+
+    x = storable(x)
+    chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
+    budget = memory_budget(memory)
+    numblocks = [len(c) for c in chunks]
+    block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
+    handed = handed_share(own_grid(x).chunks, chunks)
+    faces = [n > 1 for n in numblocks]
+    shape = streamed_tile_shape(numblocks, faces, block_bytes, handed, budget)
+    options = kwargs.pop("storage_options", None)
+    with written_whole(store, bool(kwargs.get("overwrite")), options) as where:
+        z = zarr.create_array(
+            where,
+            shape=x.shape,
+            dtype=x.dtype,
+            chunks=tuple(max(max(c, default=1), 1) for c in chunks),
+            **kwargs,
+        )
+        regions = list(tiles(chunks, shape))
+        if len(regions) > 1:
+            (x,) = statistics_settled([x], budget, progress)
+        store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
+    if where is store:
+        return z
+    return zarr.open_array(store, mode="r+", **({"storage_options": options} if options else {}))

@@ -1,0 +1,656 @@
+"""``hypothesis`` strategies that draw padding inputs where padding code usually goes wrong:
+irregular chunks (a last chunk of one element, edge chunks narrower than the pad), axes of
+length 0 and 1, widths far wider than the axis, every dtype numpy pads, and every spelling
+of every argument numpy accepts (or rejects). A drawn :class:`PadCase` checks itself with
+:func:`daskpad.testing.assert_pad_matches_numpy`. Needs ``hypothesis`` (the ``test`` extra).
+
+Examples
+--------
+>>> from hypothesis import given, settings
+>>> from daskpad.strategies import pad_cases
+>>> @settings(max_examples=20, deadline=None)
+... @given(pad_cases("reflect"))
+... def test_reflect(case):
+...     case.check()
+>>> test_reflect()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from daskpad.core.registry import MODES, REFLECT_TYPES
+from daskpad.testing.reference import (
+    _ALL_MODES,
+    DTYPES,
+    NUMPY_HAS_DICT_PAD_WIDTH,
+    _axis_modes,
+    assert_pad_matches_numpy,
+    pad_and_reverse_data,
+    pad_inplace_and_return,
+    pad_returning_new,
+    pad_with_constant,
+    pad_with_shuffled_line,
+)
+
+__all__ = [
+    "CALLABLES",
+    "PadCase",
+    "chunkings",
+    "data_arrays",
+    "dtypes",
+    "invalid_pad_cases",
+    "mode_kwargs",
+    "pad_cases",
+    "pad_widths",
+    "per_axis_kwargs",
+    "per_axis_modes",
+    "per_axis_pad_cases",
+    "shapes",
+]
+
+
+#: Padding functions the strategies draw, with a strategy for their keyword arguments.
+CALLABLES: tuple[tuple[Callable[..., Any], st.SearchStrategy[dict[str, Any]]], ...] = (
+    (
+        pad_with_constant,
+        st.one_of(st.just({}), st.fixed_dictionaries({"padder": st.integers(0, 100)})),
+    ),
+    (
+        pad_with_shuffled_line,
+        st.one_of(st.just({}), st.fixed_dictionaries({"shift": st.integers(0, 20)})),
+    ),
+    (pad_returning_new, st.just({})),
+    (pad_inplace_and_return, st.just({})),
+    (pad_and_reverse_data, st.just({})),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Strategies
+# --------------------------------------------------------------------------------------------
+
+#: At most this many elements in the input (the product of max(length, 1)).
+INPUT_BUDGET = 200
+#: At most this many elements in the output (idem), which bounds the pad widths drawn.
+OUTPUT_BUDGET = 1200
+#: At most this many input chunks.
+BLOCK_BUDGET = 24
+#: At most about this many output chunks (which bounds the pad widths drawn).
+OUTPUT_BLOCK_BUDGET = 64
+#: Widths are drawn up to this (as long as the output budget allows).
+MAX_WIDTH = 40
+
+
+def dtypes() -> st.SearchStrategy[np.dtype]:
+    return st.sampled_from(DTYPES)
+
+
+@st.composite
+def shapes(
+    draw: Any,
+    *,
+    min_dims: int = 0,
+    max_dims: int = 4,
+    max_side: int = 12,
+    budget: int = INPUT_BUDGET,
+) -> tuple[int, ...]:
+    """``min_dims`` to ``max_dims`` axes of length 0 to ``max_side``, at most ``budget``
+    elements."""
+    ndim = draw(st.integers(min_dims, max_dims))
+    shape = []
+    room = budget
+    for _ in range(ndim):
+        side = draw(st.integers(0, min(max_side, room)))
+        shape.append(side)
+        room //= max(side, 1)
+    return tuple(shape)
+
+
+@st.composite
+def chunkings(
+    draw: Any, shape: tuple[int, ...], *, max_blocks: int = BLOCK_BUDGET
+) -> tuple[tuple[int, ...], ...]:
+    """Irregular chunks: each axis cut at random places; length-0 axes get ``(0,)``."""
+    chunks = []
+    room = max_blocks
+    for n in shape:
+        if n == 0:
+            chunks.append((0,))
+            continue
+        most = max(1, min(n, room))
+        if most == n and draw(st.integers(0, 7)) == 0:
+            sizes = (1,) * n  # chunk size 1: every element its own block
+        else:
+            cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=most - 1)) if n > 1 else [])
+            bounds = [0, *cuts, n]
+            sizes = tuple(int(d) for d in np.diff(bounds))
+        chunks.append(tuple(sizes))
+        room = max(1, room // len(sizes))
+    return tuple(chunks)
+
+
+def _floats(dtype: np.dtype, bounded: bool) -> st.SearchStrategy[Any]:
+    small = st.integers(-4, 4).map(float)
+    if bounded:  # sums of a few dozen values cannot overflow
+        limit = float(np.finfo(dtype).max) / 1024
+        wide = st.floats(-limit, limit, width=8 * dtype.itemsize)
+        special = st.sampled_from([np.nan, np.inf, -np.inf])
+        return st.one_of(small, wide, special)
+    return st.one_of(small, hnp.from_dtype(dtype))
+
+
+def elements(dtype: np.dtype, *, bounded: bool = False) -> st.SearchStrategy[Any]:
+    """Values of ``dtype``, with many small ones (ties, repeated values, zeros).
+
+    ``bounded`` keeps float magnitudes small enough that a mean cannot overflow.
+    """
+    kind = dtype.kind
+    if kind == "b":
+        return st.booleans()
+    if kind in "iu":
+        info = np.iinfo(dtype)
+        small = st.integers(max(-4, int(info.min)), 4)
+        return st.one_of(small, st.integers(int(info.min), int(info.max)))
+    if kind == "f":
+        return _floats(dtype, bounded)
+    if kind == "c":
+        part = np.dtype(f"f{dtype.itemsize // 2}")
+        floats = _floats(part, bounded)
+        return st.builds(complex, floats, floats)
+    if kind in "mM":
+        unit = np.datetime_data(dtype)[0]
+        scalar = np.datetime64 if kind == "M" else np.timedelta64
+        small = st.integers(-4, 4)
+        wide = st.integers(-(2**40), 2**40)
+        nat = st.just(scalar("NaT", unit))
+        return st.one_of(
+            small.map(lambda v: scalar(v, unit)), wide.map(lambda v: scalar(v, unit)), nat
+        )
+    if kind == "O":  # Python ints, some beyond int64
+        return st.one_of(st.integers(-4, 4), st.integers(-(2**70), 2**70))
+    raise NotImplementedError(f"no elements strategy for {dtype}")
+
+
+def data_arrays(
+    dtype: np.dtype, shape: tuple[int, ...], *, bounded: bool = False
+) -> st.SearchStrategy[np.ndarray]:
+    return hnp.arrays(dtype, shape, elements=elements(dtype, bounded=bounded), fill=st.nothing())
+
+
+def _int(draw: Any, value: int) -> Any:
+    """``value`` as a Python int or one of numpy's signed integer scalars."""
+    types: list[Any] = [int, int, np.int64, np.intp, np.int32]
+    if value <= 127:
+        types.append(np.int8)
+    return draw(st.sampled_from(types))(value)
+
+
+def _container(draw: Any, items: list[Any]) -> Any:
+    return draw(st.sampled_from([tuple, list]))(items)
+
+
+def _axis_cost(n: int, axis_chunks: Any, total: int) -> tuple[int, int]:
+    """(elements, most output blocks) along one axis of length ``n`` padded by ``total``.
+
+    Blocks assume pad chunks of the axis's largest chunk (daskpad's default, before it grows
+    them towards the budget; a budget of a few bytes may cut them smaller, but never into
+    more blocks than elements)."""
+    if axis_chunks is None:
+        return max(n, 1) + total, 1
+    size = max(1, *axis_chunks)
+    return max(n, 1) + total, len(axis_chunks) + (-(-total // size) + 1 if total else 0)
+
+
+def _fits(shape: Any, chunks: Any, totals: list[int], budget: int, max_blocks: int) -> bool:
+    costs = [
+        _axis_cost(n, None if chunks is None else chunks[k], t)
+        for k, (n, t) in enumerate(zip(shape, totals))
+    ]
+    elements = int(np.prod([c[0] for c in costs]))
+    blocks = int(np.prod([c[1] for c in costs]))
+    return elements <= budget and blocks <= max_blocks
+
+
+def _room(shape: Any, chunks: Any, totals: list[int], axes: Any, budget: int, blocks: int) -> int:
+    """Largest total width (before + after, up to 2 * MAX_WIDTH) that each of ``axes`` can
+    take on top of ``totals`` within the budgets."""
+    t = 0
+    while t < 2 * MAX_WIDTH:
+        trial = [tot + (t + 1 if k in axes else 0) for k, tot in enumerate(totals)]
+        if not _fits(shape, chunks, trial, budget, blocks):
+            break
+        t += 1
+    return t
+
+
+def _width(draw: Any, most: int) -> int:
+    most = max(0, min(most, MAX_WIDTH))
+    return cast("int", draw(st.one_of(st.integers(0, min(3, most)), st.integers(0, most))))
+
+
+PAD_WIDTH_FORMS = (
+    "int",
+    "(n,)",
+    "(before, after)",
+    "((before, after),)",
+    "per-axis",
+    "per-axis single",
+    "array",
+    "dict",
+)
+
+
+@st.composite
+def pad_widths(
+    draw: Any,
+    shape: tuple[int, ...],
+    chunks: Any = None,
+    *,
+    budget: int = OUTPUT_BUDGET,
+    max_blocks: int = OUTPUT_BLOCK_BUDGET,
+) -> Any:
+    """``pad_width`` for an array of ``shape``, in one of numpy's forms (``PAD_WIDTH_FORMS``),
+    with widths up to ``MAX_WIDTH`` (far wider than any axis) where the output stays under
+    ``budget`` elements and, given the input ``chunks``, about ``max_blocks`` blocks."""
+    ndim = len(shape)
+    forms = [f for f in PAD_WIDTH_FORMS if NUMPY_HAS_DICT_PAD_WIDTH or f != "dict"]
+    if ndim == 0:
+        forms = [f for f in forms if f not in ("per-axis", "per-axis single", "array")]
+    form = draw(st.sampled_from(forms))
+    room = _room(shape, chunks, [0] * ndim, set(range(ndim)), budget, max_blocks)
+    if form == "int":
+        return _int(draw, _width(draw, room // 2))
+    if form == "(n,)":
+        return _container(draw, [_int(draw, _width(draw, room // 2))])
+    if form in ("(before, after)", "((before, after),)"):
+        before = _width(draw, room)
+        pair = _container(draw, [_int(draw, before), _int(draw, _width(draw, room - before))])
+        return pair if form == "(before, after)" else _container(draw, [pair])
+
+    # One entry per axis: fill the axes in a random order, each within what is left.
+    order = draw(st.permutations(range(ndim)))
+    totals = [0] * ndim
+    widths: list[tuple[int, int]] = [(0, 0)] * ndim
+    for axis in order:
+        total = _room(shape, chunks, totals, {axis}, budget, max_blocks)
+        if form == "per-axis single":
+            w = _width(draw, total // 2)
+            widths[axis] = (w, w)
+        else:
+            before = _width(draw, total)
+            widths[axis] = (before, _width(draw, total - before))
+        totals[axis] = sum(widths[axis])
+    if form == "per-axis":
+        return _container(
+            draw, [_container(draw, [_int(draw, b), _int(draw, a)]) for b, a in widths]
+        )
+    if form == "per-axis single":
+        return _container(draw, [_container(draw, [_int(draw, b)]) for b, _ in widths])
+    if form == "array":
+        return np.array(widths, dtype=draw(st.sampled_from([np.int64, np.int32, np.intp])))
+    # dict: a random subset of axes, keys possibly negative, values int or (before, after)
+    result: dict[int, Any] = {}
+    for axis in draw(st.lists(st.sampled_from(range(ndim)), unique=True)) if ndim else []:
+        key = axis - ndim if draw(st.booleans()) else axis
+        b, a = widths[axis]
+        result[key] = b if b == a and draw(st.booleans()) else (b, a)
+    return result
+
+
+def _scalar_forms(draw: Any, value_strategy: st.SearchStrategy[Any], ndim: int) -> Any:
+    """A value argument (constant_values, end_values, stat_length) in one of numpy's forms."""
+    form = draw(
+        st.sampled_from(
+            ["scalar", "(v,)", "(before, after)", "((before, after),)", "per-axis", "array"]
+        )
+    )
+    if form == "scalar":
+        return draw(value_strategy)
+    if form == "(v,)":
+        return _container(draw, [draw(value_strategy)])
+    pair = _container(draw, [draw(value_strategy), draw(value_strategy)])
+    if form == "(before, after)":
+        return pair
+    if form == "((before, after),)":
+        return _container(draw, [pair])
+    pairs = [_container(draw, [draw(value_strategy), draw(value_strategy)]) for _ in range(ndim)]
+    if form == "array":
+        return np.array(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
+    return _container(draw, pairs)
+
+
+def _misfits(dtype: np.dtype) -> list[Any]:
+    """Values that do not fit ``dtype`` (numpy casts some, rejects others)."""
+    kind = dtype.kind
+    common: list[Any] = ["a", None, 1.5, np.nan, 1e300, 2 + 3j]
+    if kind in "iu":
+        info = np.iinfo(dtype)
+        return [*common, int(info.max) + 1, int(info.min) - 1, np.int64(-1), np.float32(2.5)]
+    if kind == "b":
+        return [*common, 2, -1]
+    if kind == "f":
+        return [*common, 10**400, "1.5"]
+    if kind in "mM":
+        other = "m" if kind == "M" else "M"
+        return [
+            *common,
+            3,
+            np.datetime64("2000-01-01") if other == "M" else np.timedelta64(5, "s"),
+            "NaT",
+            np.datetime64(5, "D") if kind == "M" else np.timedelta64(5, "D"),
+        ]
+    return common
+
+
+def _fill_values(dtype: np.dtype) -> st.SearchStrategy[Any]:
+    """Scalars for constant_values/end_values: mostly fitting ``dtype``, as numpy or Python
+    scalars, sometimes not."""
+    fitting = elements(dtype, bounded=True).map(lambda v: v)
+    as_numpy = elements(dtype, bounded=True).map(
+        lambda v: v if dtype.kind == "O" else np.asarray(v).astype(dtype)[()]
+    )
+    return st.one_of(fitting, as_numpy, st.sampled_from(_misfits(dtype)))
+
+
+def _stat_lengths(ndim: int, longest: int) -> st.SearchStrategy[Any]:
+    one = st.one_of(
+        st.integers(0, 3),
+        st.integers(0, longest + 3),
+        st.integers(1, longest + 3).map(np.int64),
+        st.sampled_from([1.0, 1.6, 2.4]),
+    )
+    return st.one_of(st.none(), _forms_of(one, ndim))
+
+
+@st.composite
+def _forms_of(draw: Any, value_strategy: st.SearchStrategy[Any], ndim: int) -> Any:
+    return _scalar_forms(draw, value_strategy, ndim)
+
+
+@st.composite
+def mode_kwargs(draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]) -> dict[str, Any]:
+    """Keyword arguments ``mode`` takes, each left out or drawn in any of numpy's forms."""
+    ndim = len(shape)
+    if callable(mode):
+        for function, their_kwargs in CALLABLES:
+            if function is mode:
+                return dict(draw(their_kwargs))
+        return {}
+    kwargs: dict[str, Any] = {}
+    if mode == "constant" and draw(st.booleans()):
+        kwargs["constant_values"] = draw(_forms_of(_fill_values(dtype), ndim))
+    elif mode == "linear_ramp" and draw(st.booleans()):
+        kwargs["end_values"] = draw(_forms_of(_fill_values(dtype), ndim))
+    elif mode in ("maximum", "mean", "median", "minimum") and draw(st.integers(0, 3)):
+        kwargs["stat_length"] = draw(_stat_lengths(ndim, max(shape, default=0)))
+    elif mode in ("reflect", "symmetric") and draw(st.integers(0, 3)):
+        kwargs["reflect_type"] = draw(st.sampled_from(REFLECT_TYPES))
+    return kwargs
+
+
+def _repr_array(data: np.ndarray) -> str:
+    def item(v: Any) -> str:
+        if isinstance(v, float) and not np.isfinite(v):
+            return f"float('{v}')"
+        if isinstance(v, complex):
+            return f"complex({item(v.real)}, {item(v.imag)})"
+        return repr(v)
+
+    def nested(v: Any) -> str:
+        if isinstance(v, list):
+            return "[" + ", ".join(nested(e) for e in v) + "]"
+        return item(v)
+
+    if data.dtype.kind in "mM":
+        body = nested(data.astype(np.int64).tolist())
+        return f"np.array({body}, dtype='int64').astype({data.dtype.str!r}).reshape({data.shape})"
+    return f"np.array({nested(data.tolist())}, dtype={data.dtype.str!r}).reshape({data.shape})"
+
+
+class PadCase:
+    """One drawn input: its ``repr`` is a runnable reproducer."""
+
+    __slots__ = ("chunks", "data", "kwargs", "mode", "pad_width")
+
+    def __init__(
+        self,
+        data: np.ndarray,
+        chunks: tuple[tuple[int, ...], ...],
+        pad_width: Any,
+        mode: Any,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        self.data = data
+        self.chunks = chunks
+        self.pad_width = pad_width
+        self.mode = mode
+        self.kwargs = {} if kwargs is None else kwargs
+
+    def check(self) -> None:
+        assert_pad_matches_numpy(self.data, self.chunks, self.pad_width, self.mode, **self.kwargs)
+
+    def __repr__(self) -> str:
+        mode = getattr(self.mode, "__name__", None) or repr(self.mode)
+        kwargs = "".join(f", {k}={v!r}" for k, v in self.kwargs.items())
+        return (
+            f"assert_pad_matches_numpy({_repr_array(self.data)}, {self.chunks!r}, "
+            f"{self.pad_width!r}, {mode}{kwargs})"
+        )
+
+
+@st.composite
+def pad_cases(
+    draw: Any,
+    mode: Any,
+    *,
+    dtype: np.dtype | None = None,
+    shape: st.SearchStrategy[tuple[int, ...]] | None = None,
+) -> PadCase:
+    """A valid-looking call for ``mode`` (a mode name or a padding function): data of any
+    dtype and shape, irregular chunks, ``pad_width`` and keyword arguments in any of numpy's
+    forms. numpy may still reject some (a constant that does not fit the dtype, ``mean`` of
+    datetimes, ``stat_length=0`` for maximum): the errors are compared too."""
+    dtype = draw(dtypes()) if dtype is None else np.dtype(dtype)
+    shape = draw(shapes() if shape is None else shape)
+    data = draw(data_arrays(dtype, shape, bounded=mode == "mean"))
+    chunks = draw(chunkings(shape))
+    pad_width = draw(pad_widths(shape, chunks))
+    kwargs = draw(mode_kwargs(mode, dtype, shape))
+    return PadCase(data, chunks, pad_width, mode, kwargs)
+
+
+@st.composite
+def per_axis_modes(draw: Any, ndim: int, *, functions: bool = True) -> Any:
+    """A mode per axis, as ``{axis: mode}`` (some axes left to ``"constant"``, negative
+    axes too) or one mode per axis: every numpy mode and, with ``functions``, the
+    padding functions (never beside ``"empty"``, whose undefined pads a function could
+    read)."""
+    names = sorted(_ALL_MODES)
+    choices = st.sampled_from(names)
+    if functions:
+        choices = st.one_of(choices, st.sampled_from([f for f, _ in CALLABLES]))
+    modes = draw(st.lists(choices, min_size=ndim, max_size=ndim))
+    if "empty" in modes:
+        modes = [m if isinstance(m, str) else "edge" for m in modes]
+    if draw(st.booleans()):
+        return modes if draw(st.booleans()) else tuple(modes)
+    named = draw(st.lists(st.sampled_from(range(ndim)), unique=True)) if ndim else []
+    return {
+        (a - ndim if draw(st.booleans()) else a): modes[a]
+        for a in named
+        if not (modes[a] == "constant" and draw(st.booleans()))
+    }
+
+
+@st.composite
+def per_axis_kwargs(
+    draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]
+) -> dict[str, Any]:
+    """Keyword arguments for a per-axis ``mode``: each keyword some axis's mode takes left
+    out, in one of numpy's forms, or as ``{axis: value}`` for some of the axes that take
+    it; and the keywords of a padding function among the modes."""
+    ndim = len(shape)
+    modes = _axis_modes(mode, ndim)
+    kwargs: dict[str, Any] = {}
+    one_value = {
+        "constant_values": _fill_values(dtype),
+        "end_values": _fill_values(dtype),
+        "stat_length": st.one_of(st.integers(1, 3), st.integers(0, max(shape, default=0) + 3)),
+        "reflect_type": st.sampled_from(REFLECT_TYPES),
+    }
+    for name, value in one_value.items():
+        axes = [a for a, m in enumerate(modes) if isinstance(m, str) and name in MODES[m].kwargs]
+        if not axes or not draw(st.booleans()):
+            continue
+        if name == "reflect_type":
+            pair: st.SearchStrategy[Any] = value
+        else:
+            pair = st.one_of(value, st.tuples(value, value))
+        if draw(st.booleans()):
+            chosen = draw(st.lists(st.sampled_from(axes), min_size=1, unique=True))
+            kwargs[name] = {a: draw(pair) for a in chosen}
+        elif name == "reflect_type":
+            kwargs[name] = draw(value)
+        elif name == "stat_length":
+            kwargs[name] = draw(_stat_lengths(ndim, max(shape, default=0)).filter(_not_none))
+        else:
+            kwargs[name] = draw(_forms_of(value, ndim))
+    for m in modes:
+        if callable(m):
+            kwargs.update(draw(mode_kwargs(m, dtype, shape)))
+    return kwargs
+
+
+def _not_none(v: Any) -> bool:
+    return v is not None
+
+
+@st.composite
+def per_axis_pad_cases(
+    draw: Any,
+    *,
+    dtype: np.dtype | None = None,
+    shape: st.SearchStrategy[tuple[int, ...]] | None = None,
+    functions: bool = True,
+) -> PadCase:
+    """A call with a mode per axis (:func:`per_axis_modes`) and its keywords in every form
+    (:func:`per_axis_kwargs`), on data drawn as :func:`pad_cases` draws it; checked against
+    :func:`daskpad.testing.chained_numpy_pad`."""
+    dtype = draw(dtypes()) if dtype is None else np.dtype(dtype)
+    shape = draw(shapes() if shape is None else shape)
+    mode = draw(per_axis_modes(len(shape), functions=functions))
+    bounded = "mean" in _axis_modes(mode, len(shape))
+    data = draw(data_arrays(dtype, shape, bounded=bounded))
+    chunks = draw(chunkings(shape))
+    pad_width = draw(pad_widths(shape, chunks))
+    kwargs = draw(per_axis_kwargs(mode, dtype, shape))
+    return PadCase(data, chunks, pad_width, mode, kwargs)
+
+
+_BAD_WIDTHS = (
+    -1,
+    (-1,),
+    (2, -3),
+    1.0,
+    1.5,
+    (1, 2.5),
+    np.float64(2),
+    np.uint8(2),
+    (np.uint16(1), np.uint16(2)),
+    True,
+    (True, False),
+    "3",
+    None,
+    [[1, 2], [3]],
+    [[[1, 2]]],
+    (1, 2, 3),
+    [[1, 2, 3], [4, 5, 6]],
+    np.zeros((0, 2), dtype=np.int64),
+    [],
+    {0: np.int64(2)},
+    {0: [1, 2]},
+    {0: (1, 2, 3)},
+    {0: 1.5},
+    {"x": 1},
+    {5: 1},
+    {-5: (1, 1)},
+)
+
+_BAD_MODES = (
+    "foo",
+    "Constant",
+    "",
+    None,
+    3,
+    ("edge", "foo"),
+    ["edge"] * 5,
+    {0: "foo"},
+    {"x": "edge"},
+    {7: "edge"},
+    {0: None},
+)
+
+
+# what invalid_pad_cases makes wrong, and the wrong values it draws from (with a few that
+# depend on the drawn shape)
+_INVALID_WHAT = ("width", "mode", "kwarg", "stat_length", "values", "reflect_type", "empty axis")
+_MODE_KWARG_NAMES = ("constant_values", "end_values", "stat_length", "reflect_type")
+_BAD_STAT_LENGTHS = (
+    0,
+    (0, 1),
+    (1, 0),
+    -1,
+    (2, -1),
+    "2",
+    [[1, 2], [3]],
+    (1, 2, 3),
+    (None, 2),
+    1e20,
+)
+_BAD_VALUES = ((1, 2, 3), [[1, 2], [3]], [[[1, 2]]] * 2, "abc", object())
+
+
+@st.composite
+def invalid_pad_cases(draw: Any) -> PadCase:
+    """Calls numpy.pad should reject (or, where it accepts them after all, that are odd):
+    negative, non-integral, unsigned, ragged, wrong-length and wrongly-keyed widths; unknown
+    modes; keyword arguments the mode does not take; bad ``stat_length``, ``constant_values``
+    and ``reflect_type``; data modes extending an axis of length 0."""
+    dtype = draw(dtypes())
+    shape = draw(shapes(max_dims=3, max_side=6))
+    data = draw(data_arrays(dtype, shape))
+    chunks = draw(chunkings(shape))
+    mode: Any = draw(st.sampled_from(sorted(_ALL_MODES)))
+    pad_width: Any = draw(pad_widths(shape, chunks, budget=400, max_blocks=32))
+    kwargs: dict[str, Any] = {}
+    what = draw(st.sampled_from(_INVALID_WHAT))
+    if what == "width":
+        pad_width = draw(st.sampled_from(_BAD_WIDTHS))
+    elif what == "mode":
+        mode = draw(st.sampled_from(_BAD_MODES))
+    elif what == "kwarg":
+        name = draw(st.sampled_from([*_MODE_KWARG_NAMES, "foo"]))
+        kwargs[name] = draw(st.sampled_from([0, 1, "odd", None]))
+    elif what == "stat_length":
+        mode = draw(st.sampled_from(["maximum", "minimum", "mean", "median"]))
+        kwargs["stat_length"] = draw(st.sampled_from([*_BAD_STAT_LENGTHS, [[0, 0]] * len(shape)]))
+    elif what == "values":
+        mode = draw(st.sampled_from(["constant", "linear_ramp"]))
+        name = "constant_values" if mode == "constant" else "end_values"
+        kwargs[name] = draw(st.sampled_from([*_BAD_VALUES, [[1, 2]] * (len(shape) + 1)]))
+    elif what == "reflect_type":
+        mode = draw(st.sampled_from(["reflect", "symmetric"]))
+        kwargs["reflect_type"] = draw(st.sampled_from(["Odd", "foo", None, "", 1]))
+    else:  # a data mode on an array with an axis of length 0, padded there
+        mode = draw(st.sampled_from(sorted(_ALL_MODES - {"constant", "empty"})))
+        shape = (*shape[:2], 0)
+        data = np.zeros(shape, dtype=dtype)
+        chunks = tuple((n,) if n else (0,) for n in shape)
+        pad_width = draw(st.sampled_from([1, (0, 1), ((1, 0),), 40]))
+    return PadCase(data, chunks, pad_width, mode, kwargs)

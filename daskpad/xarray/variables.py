@@ -1,0 +1,336 @@
+"""One variable of a dataset padded by :func:`daskpad.xarray.pad2`: the options resolved
+for the variable (its fill, statistic lengths, ramp ends), its data padded (lazily through
+:func:`daskpad.pad` for dask arrays, through :func:`numpy.pad` otherwise), and the encoding
+that still fits it."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import dask.array as da
+import numpy as np
+import xarray as xr
+
+from daskpad.api.pad import pad
+from daskpad.core.registry import MODES, keywords
+from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING
+from daskpad.xarray.labelled import Pair, per_dim, reflect_types_by_dim
+
+#: a name no user variable has: a DataArray is padded as a one-variable Dataset under it
+THIS_ARRAY = "<daskpad-this-array>"
+
+
+def default_fill(dtype: np.dtype) -> tuple[np.dtype, Any]:
+    """xarray's missing-value convention: the dtype that can hold it, and the value."""
+    if dtype.kind in "fc":
+        return dtype, dtype.type(np.nan)
+    if dtype.kind in "mM":
+        unit, _ = np.datetime_data(dtype)
+        return dtype, dtype.type("NaT", unit)
+    if dtype.kind in "iu":
+        promoted = np.dtype(np.float32 if dtype.itemsize <= 2 else np.float64)
+        return promoted, promoted.type(np.nan)
+    return np.dtype(object), np.nan
+
+
+def pad_data(
+    data: Any,
+    widths: list[tuple[int, int]],
+    mode: Any,
+    kwargs: Mapping[str, Any],
+    chunks: Any,
+) -> Any:
+    """One variable's data: lazily through daskpad.pad if dask-backed, else numpy.pad."""
+    if isinstance(data, da.Array):
+        extra = {} if chunks is None else {"chunks": chunks}
+        return pad(data, tuple(widths), mode=mode, **kwargs, **extra)
+    return np.pad(data, tuple(widths), mode=mode, **kwargs)
+
+
+def fitting_encoding(encoding: Mapping[Any, Any], dtype_changed: bool) -> dict[Any, Any]:
+    drop = set(LAYOUT_ENCODING + SHAPE_ENCODING)
+    if dtype_changed:
+        drop.add("dtype")
+    return {k: v for k, v in encoding.items() if k not in drop}
+
+
+@dataclass(frozen=True)
+class Step:
+    """How one axis of a variable is padded: its mode, numpy.pad's keywords for that axis
+    alone, and whether it takes xarray's missing value (the default fill)."""
+
+    mode: Any
+    kwargs: dict[str, Any]
+    default_fill: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Options:
+    """The modes and their options, resolved once per call (:meth:`resolve`), asked per
+    variable."""
+
+    #: the modes of the dimensions given their own, and the mode of every other dimension
+    modes: Mapping[Hashable, Any]
+    default_mode: Any
+    compat: bool
+    #: reflect_type per dimension, and for the others
+    reflect_types: Mapping[Hashable, str]
+    reflect_default: str | None
+    stat_length: tuple[dict[Hashable, Pair], Pair | None] | None
+    end_values: tuple[dict[Hashable, Pair], Pair | None] | None
+    constant_given: bool
+    #: constant_values per data variable, and for the others (per dimension, default)
+    constant_by_var: Mapping[Hashable, tuple[dict[Hashable, Pair], Pair | None]]
+    constant: tuple[dict[Hashable, Pair], Pair | None] | None
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        sizes: Mapping[Hashable, int],
+        data_names: set[Hashable],
+        modes: Mapping[Hashable, Any],
+        default_mode: Any,
+        stat_length: Any,
+        constant_values: Any,
+        end_values: Any,
+        reflect_type: Any,
+        compat: bool,
+    ) -> Options:
+        by_var: dict[Hashable, tuple[dict[Hashable, Pair], Pair | None]] = {}
+        constant: tuple[dict[Hashable, Pair], Pair | None] | None = None
+        if isinstance(constant_values, Mapping):
+            by_dim = {k: v for k, v in constant_values.items() if k not in data_names}
+            for name in constant_values:
+                if name in data_names:
+                    by_var[name] = per_dim(
+                        constant_values[name], f"constant_values[{name!r}]", sizes
+                    )
+            unknown = [k for k in by_dim if k not in sizes]
+            if unknown:
+                raise ValueError(
+                    f"constant_values names {unknown!r}, which are neither data variables "
+                    f"({sorted(map(str, data_names))}) nor dimensions ({tuple(sizes)!r})"
+                )
+            if by_dim or not by_var:
+                constant = per_dim(by_dim, "constant_values", sizes)
+        elif constant_values is not None:
+            constant = per_dim(constant_values, "constant_values", sizes)
+        if stat_length is not None:
+            stat_length = per_dim(stat_length, "stat_length", sizes)
+        if end_values is not None:
+            end_values = per_dim(end_values, "end_values", sizes)
+        reflect_types: dict[Hashable, str] = {}
+        reflect_default = None
+        if reflect_type is not None:
+            reflect_types, reflect_default = reflect_types_by_dim(reflect_type, sizes)
+        return cls(
+            modes=modes,
+            default_mode=default_mode,
+            compat=compat,
+            reflect_types=reflect_types,
+            reflect_default=reflect_default,
+            stat_length=stat_length,
+            end_values=end_values,
+            constant_given=constant_values is not None,
+            constant_by_var=by_var,
+            constant=constant,
+        )
+
+    def mode_of(self, dim: Hashable) -> Any:
+        return self.modes.get(dim, self.default_mode)
+
+    def _constants(self, name: Hashable, dims: tuple[Hashable, ...]) -> list[Pair | None] | None:
+        """Per-axis constants of a data variable; ``None`` entries take the default fill."""
+        spec = self.constant_by_var.get(name, self.constant)
+        if spec is None:
+            if not self.constant_given:
+                return None
+            # A mapping that names neither this variable nor its dimensions: xarray pads
+            # with 0 here, pad2 with the default fill.
+            return [(0, 0)] * len(dims) if self.compat else [None] * len(dims)
+        by_dim, default = spec
+        missing: Pair | None = default
+        if missing is None:
+            missing = (0, 0) if self.compat else None
+        return [by_dim.get(d, missing) for d in dims]
+
+    def steps(
+        self, var: xr.Variable, name: Hashable, in_call: list[bool], *, as_data: bool
+    ) -> list[Step]:
+        """One :class:`Step` per axis of ``var``; ``in_call`` marks the axes of the
+        dimensions being padded (zero widths too, with ``coords="xarray"``)."""
+        constants = self._constants(name, var.dims) if as_data else None
+        steps = []
+        for k, (dim, n) in enumerate(zip(var.dims, var.shape, strict=True)):
+            mode = self.mode_of(dim)
+            copies = isinstance(mode, str) and MODES[mode].copies
+            kwargs: dict[str, Any] = {}
+            if not as_data and not copies:
+                # Coordinates are not data: a statistic, a ramp or a user's constant means
+                # nothing for labels. They get the missing value, as in xarray.
+                steps.append(Step("constant", kwargs, default_fill=in_call[k]))
+                continue
+            if mode == "constant":
+                given = None if constants is None else constants[k]
+                if given is None:
+                    steps.append(Step(mode, kwargs, default_fill=in_call[k]))
+                    continue
+                kwargs["constant_values"] = given
+            reflect_type = self.reflect_types.get(dim, self.reflect_default)
+            if mode in ("reflect", "symmetric") and reflect_type is not None:
+                kwargs["reflect_type"] = reflect_type
+            if mode == "linear_ramp" and self.end_values is not None:
+                by_dim, default = self.end_values
+                kwargs["end_values"] = by_dim.get(dim, default or (0, 0))
+            if isinstance(mode, str) and "stat_length" in MODES[mode].kwargs and self.stat_length:
+                by_dim, default = self.stat_length
+                kwargs["stat_length"] = by_dim.get(dim, default or (max(n, 1), max(n, 1)))
+            steps.append(Step(mode, kwargs))
+        return steps
+
+    def pad_variable(
+        self,
+        var: xr.Variable,
+        name: Hashable,
+        widths: Mapping[Hashable, tuple[int, int]],
+        *,
+        as_data: bool,
+        keep_attrs: bool,
+        chunks: Any,
+    ) -> xr.Variable:
+        """Pad one variable, axis by axis in its own order (numpy's), each axis with its
+        dimension's mode. ``as_data=False`` applies the coordinate rule to the modes.
+
+        The default fill promotes integers and booleans (:func:`default_fill`). With one
+        mode for every padded axis the variable is promoted first, as ``numpy.pad`` of the
+        promoted data; with modes that differ, where the chain reaches the first axis
+        padded with the default fill, as chained ``numpy.pad`` or xarray ``.pad`` calls
+        promote (a mean of integers before it is rounded in the integers).
+        """
+        axis_widths = [widths.get(d, (0, 0)) for d in var.dims]
+        in_call = [d in widths for d in var.dims]
+        steps = self.steps(var, name, in_call, as_data=as_data)
+        promoted, fill = default_fill(var.dtype)
+        if not any(s.default_fill for s in steps):
+            promoted, fill = var.dtype, 0
+        try:
+            if _uniform(steps, in_call):  # one mode: one numpy.pad call
+                mode, kwargs = _one_call(steps, in_call, fill, var.shape, own=True)
+                data = var.data if promoted == var.dtype else var.data.astype(promoted)
+                new = pad_data(data, axis_widths, mode, kwargs, chunks)
+            else:
+                new = _chained(var.data, axis_widths, steps, in_call, promoted, fill, chunks)
+        except (ValueError, OverflowError) as e:
+            if not any("constant_values" in s.kwargs for s, c in zip(steps, in_call) if c):
+                raise
+            # a given fill the variable's dtype cannot hold (NaN in integers, a number
+            # out of its range): numpy.pad's refusal, saying which variable and why
+            who = "the array" if name == THIS_ARRAY else f"the variable {name!r}"
+            raise type(e)(
+                f"{e}; {who} ({var.dtype}) keeps its dtype with a given "
+                "constant_values, as in numpy.pad and xarray's pad (leave it out for "
+                "xarray's missing value, which promotes)"
+            ) from e
+        return xr.Variable(
+            var.dims,
+            new,
+            attrs=var.attrs if keep_attrs else None,
+            encoding=fitting_encoding(var.encoding, promoted != var.dtype),
+        )
+
+
+def _uniform(steps: list[Step], axes: list[bool]) -> bool:
+    """Whether the marked axes share one mode (a function: the same one) and reflection."""
+    kinds = {
+        (s.mode if isinstance(s.mode, str) else id(s.mode), s.kwargs.get("reflect_type"))
+        for s, marked in zip(steps, axes, strict=True)
+        if marked
+    }
+    return len(kinds) <= 1
+
+
+def _one_call(
+    steps: list[Step], axes: list[bool], fill: Any, shape: tuple[int, ...], *, own: bool
+) -> tuple[Any, dict[str, Any]]:
+    """The marked axes' steps, of one mode, as one numpy.pad call over every axis: the
+    mode and its keywords, one entry per axis. Unmarked axes have width 0; they keep
+    their own entries with ``own`` (numpy.pad still checks them, as for any axis), else
+    get neutral ones."""
+    chosen = [s for s, marked in zip(steps, axes, strict=True) if marked]
+    mode = chosen[0].mode
+    kwargs: dict[str, Any] = {}
+    for key in ("constant_values", "end_values", "stat_length"):
+        if any(key in s.kwargs for s in chosen):
+            kwargs[key] = tuple(
+                s.kwargs[key] if (marked or own) and key in s.kwargs else _neutral(key, n, fill)
+                for s, marked, n in zip(steps, axes, shape, strict=True)
+            )
+    if mode == "constant" and "constant_values" not in kwargs:
+        kwargs["constant_values"] = fill
+    if "reflect_type" in chosen[0].kwargs:
+        kwargs["reflect_type"] = chosen[0].kwargs["reflect_type"]
+    return mode, kwargs
+
+
+def _neutral(key: str, n: int, fill: Any) -> Pair:
+    """A keyword's entry for an axis of width 0 (padded in another call, or not at all)."""
+    if key == "stat_length":
+        return (max(n, 1), max(n, 1))
+    return (fill, fill) if key == "constant_values" else (0, 0)
+
+
+def _chained(
+    data: Any,
+    widths: list[tuple[int, int]],
+    steps: list[Step],
+    in_call: list[bool],
+    promoted: np.dtype,
+    fill: Any,
+    chunks: Any,
+) -> Any:
+    """Axes of different modes, padded one after another in axis order: in memory one
+    ``numpy.pad`` per axis, on dask one :func:`daskpad.pad` with a mode per axis (two
+    where the default fill promotes the data after an axis of another mode)."""
+    axes = [k for k, c in enumerate(in_call) if c]
+    cast_at = len(steps)
+    if promoted != data.dtype:
+        cast_at = next(k for k in axes if steps[k].default_fill)
+    if not isinstance(data, da.Array):
+        for k in axes:
+            if k == cast_at:
+                data = data.astype(promoted)
+            step = steps[k]
+            kwargs = dict(step.kwargs)
+            if step.default_fill:
+                kwargs["constant_values"] = fill
+            alone = [w if i == k else (0, 0) for i, w in enumerate(widths)]
+            data = np.pad(data, alone, mode=step.mode, **kwargs)
+        return data
+    for group in ([k for k in axes if k < cast_at], [k for k in axes if k >= cast_at]):
+        if not group:
+            continue
+        if group[0] == cast_at:
+            data = data.astype(promoted)
+        # (an axis of width 0, with coords="xarray", only promotes: daskpad.pad refuses a
+        # keyword that only such an axis's mode takes)
+        group = [k for k in group if widths[k] != (0, 0)]
+        if not group:
+            continue
+        marked = [k in group for k in range(len(steps))]
+        alone = [w if m else (0, 0) for w, m in zip(widths, marked, strict=True)]
+        if _uniform(steps, marked):
+            mode, kwargs = _one_call(steps, marked, fill, data.shape, own=False)
+        else:
+            mode = {k: steps[k].mode for k in group}
+            kwargs = {}
+            for key in keywords():
+                entries = {k: steps[k].kwargs[key] for k in group if key in steps[k].kwargs}
+                if key == "constant_values":
+                    entries.update({k: fill for k in group if steps[k].default_fill})
+                if entries:
+                    kwargs[key] = entries
+        data = pad_data(data, alone, mode, kwargs, chunks)
+    return data
