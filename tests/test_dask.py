@@ -13,6 +13,7 @@ import pytest
 
 import daskpad
 from daskpad._compat import graphs as _dask
+from daskpad._compat import schedulers
 
 PRIVATE = re.compile(
     r"dask\._|dask\.highlevelgraph|dask\.layers|_array_expr|dask\.graph_manipulation|"
@@ -176,6 +177,6 @@ def test_layers_of_a_classic_graph_are_read_and_replaced():
 
 def test_progress_callback_draws_fractions_up_to_one():
     drawn = []
-    with _dask.progress_callback(drawn.append):
+    with schedulers.progress_callback(drawn.append):
         (da.ones(10, chunks=2) + 1).sum().compute(scheduler="threads")
     assert drawn and drawn[-1] == 1.0 and all(0 <= f <= 1 for f in drawn)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import daskpad
 from daskpad._compat.graphs import query_planning
 from daskpad.core.boundaries import meanings, names, translate
-from daskpad.core.plan import depth_pairs
+from daskpad.core.per_axis import depth_pairs
 from daskpad.strategies import chunkings, mode_kwargs, per_axis_kwargs, per_axis_modes
 from daskpad.testing import chained_numpy_pad
 

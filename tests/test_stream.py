@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import daskpad
 from daskpad._compat.graphs import query_planning
-from daskpad.core.grid import own_grid
+from daskpad.core.regrid import own_grid
 from daskpad.store import stream as _stream
 
 zarr = pytest.importorskip("zarr")
@@ -188,7 +188,7 @@ def test_what_a_step_computes_for_late_pads_is_taken_before_its_neighbours_run(t
     """A step's result holds the parts it hands on and what it computed for late pads
     (partial statistics): the latter are taken from it before any step waiting for it
     runs, so the parts handed on are not held until the late pads run."""
-    from daskpad._compat.graphs import _inside_result
+    from daskpad.store.blockgraph import _inside_result
 
     x = da.random.random((40, 40), chunks=8)
     y = own_grid(daskpad.pad(x, 6, "mean", chunks="regular"))
@@ -209,7 +209,7 @@ def test_what_a_step_computes_for_late_pads_is_taken_before_its_neighbours_run(t
 
 
 def test_a_block_graph_makes_one_program():
-    from daskpad._compat.graphs import BlockGraph
+    from daskpad.store.blockgraph import BlockGraph
 
     graph = BlockGraph(da.ones((4, 4), chunks=2))
     graph.program([], _stream.write_owned, _stream.done, "a")

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import daskpad
 from daskpad._compat.graphs import query_planning
-from daskpad.core.grid import own_grid
 from daskpad.core.registry import MODES
+from daskpad.core.regrid import own_grid
 from daskpad.store import settle as _settle
 from daskpad.store import tiles as _tiles
 from daskpad.store import tiling as _tiling

@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import daskpad
-import daskpad.core.grid
+import daskpad.core.regrid
 from daskpad._compat.graphs import query_planning
 from daskpad.api.shapes import ALIGNS
 from daskpad.core.registry import MODES
@@ -324,7 +324,7 @@ def test_output_chunks_on_the_grid_make_no_part_tasks():
     y = daskpad.pad(x, 5, mode="edge", chunks=10)
     checked(y, np.pad(np.arange(20), 5, "edge"))
     if not query_planning():
-        assert daskpad.core.grid.own_grid(y).chunks == ((5,) * 6,)  # joined, not picked
+        assert daskpad.core.regrid.own_grid(y).chunks == ((5,) * 6,)  # joined, not picked
         assert not [n for n in y.__dask_graph__().layers if n.endswith("-part")]
 
 
@@ -333,9 +333,9 @@ def test_dependencies_at_a_million_blocks_are_found_without_visiting_them(monkey
     # the layers' dependencies come from the axes (at most 3^ndim parts of the grid), not
     # from the output blocks: building asks no output block for its pieces
     asked = []
-    pieces = daskpad.core.grid._Pieces._pieces
+    pieces = daskpad.core.regrid._Pieces._pieces
     monkeypatch.setattr(
-        daskpad.core.grid._Pieces, "_pieces", lambda p, i: asked.append(i) or pieces(p, i)
+        daskpad.core.regrid._Pieces, "_pieces", lambda p, i: asked.append(i) or pieces(p, i)
     )
     x = da.zeros((10**6, 10**6), chunks=1000)
     y = daskpad.pad(x, 16, mode="reflect", chunks="regular")

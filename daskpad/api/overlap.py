@@ -27,7 +27,7 @@ from daskpad.api.overlap_args import aligned, fitted, per_array, split_positiona
 from daskpad.api.pad import pad
 from daskpad.api.shapes import crop
 from daskpad.core.boundaries import names, translate, translate_each
-from daskpad.core.plan import depth_pairs
+from daskpad.core.per_axis import depth_pairs
 from daskpad.core.registry import MODES, keywords, modes_taking
 
 

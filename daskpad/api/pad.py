@@ -11,8 +11,9 @@ import dask.array as da
 import daskpad.modes  # noqa: F401  (the mode families register their modes)
 from daskpad.core.axes import pad_axes
 from daskpad.core.chunks import merge_slivers, output_chunks
-from daskpad.core.grid import regrid
-from daskpad.core.plan import PadPlan, check_with_numpy, is_per_axis, normalize, normalize_per_axis
+from daskpad.core.per_axis import is_per_axis, normalize_per_axis
+from daskpad.core.plan import PadPlan, check_with_numpy, normalize
+from daskpad.core.regrid import regrid
 from daskpad.modes.function import pad_with_function
 
 

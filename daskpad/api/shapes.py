@@ -16,7 +16,8 @@ import dask.array as da
 import numpy as np
 
 from daskpad.api.pad import pad
-from daskpad.core.plan import normalize_pad_width, per_axis
+from daskpad.core.per_axis import per_axis
+from daskpad.core.plan import normalize_pad_width
 
 #: how the width an axis needs is split between its two sides
 ALIGNS = ("center", "start", "end")

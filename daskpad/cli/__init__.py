@@ -349,17 +349,11 @@ def _zarr_format(args: argparse.Namespace, src: Location, kind: str) -> int:
     return zarr_format_of(src) if kind == "zarr" else 3
 
 
-def _demo(args: argparse.Namespace) -> int:
+def _demo_dataset() -> Any:
+    """The demo's input: a synthetic global 2-m temperature, 12 months on a 4 x 5 degree
+    grid."""
     import numpy as np
     import xarray as xr
-    import zarr
-
-    start = time.perf_counter()
-    where = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="daskpad-demo-"))
-    where.mkdir(parents=True, exist_ok=True)
-    src = where / "input.zarr"
-    if src.exists():
-        raise CliError(f"{src} already exists; give daskpad demo a new or empty DIR")
 
     lat = np.arange(-88.0, 90.0, 4.0)
     lon = np.arange(0.0, 360.0, 5.0)
@@ -371,7 +365,7 @@ def _demo(args: argparse.Namespace) -> int:
         + 5 * np.cos(x) * np.cos(y)
         + 8 * np.sin(2 * np.pi * t / 360) * np.sin(y)
     )
-    ds = xr.Dataset(
+    return xr.Dataset(
         {"t2m": (("time", "lat", "lon"), t2m.astype("float32"), {"units": "K"})},
         coords={
             "time": ("time", time_, {"units": "days since 2000-01-01"}),
@@ -380,6 +374,20 @@ def _demo(args: argparse.Namespace) -> int:
         },
         attrs={"title": "daskpad demo: a synthetic global 2-m temperature"},
     )
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import numpy as np
+    import zarr
+
+    start = time.perf_counter()
+    where = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="daskpad-demo-"))
+    where.mkdir(parents=True, exist_ok=True)
+    src = where / "input.zarr"
+    if src.exists():
+        raise CliError(f"{src} already exists; give daskpad demo a new or empty DIR")
+
+    ds = _demo_dataset()
     ds.chunk(time=4, lat=15, lon=24).to_zarr(src, zarr_format=3, consolidated=False)
     print(f"daskpad demo: writing into {where}")
     print(describe(open_source(locate(str(src)), "zarr"), f"made {src} (zarr v3)") + "\n")

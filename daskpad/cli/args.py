@@ -134,6 +134,26 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--var", action="append", metavar="NAME", help="pad only this data variable (repeatable)"
     )
+    _mode_keyword_options(g)
+    g.add_argument(
+        "--coords",
+        default="extend",
+        choices=COORDS_POLICIES,
+        help="index coordinates of padded dimensions: extend their spacing (default), drop "
+        "them, or pad them as xarray's Dataset.pad does",
+    )
+    g.add_argument(
+        "--chunks",
+        action="append",
+        metavar="regular|even|DIM=SIZE,...",
+        help="output chunks: SRC's own sizes, made regular for zarr (regular, the default); "
+        "regular with as many chunks as fit, so no thin last one (even, the fastest to "
+        "write); read SRC with SIZE along DIM first (combines with either)",
+    )
+
+
+def _mode_keyword_options(g: Any) -> None:
+    """numpy.pad's keywords of its modes, each for every dimension or (DIM=) for one."""
     g.add_argument(
         "--constant-value",
         action="append",
@@ -160,21 +180,6 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="even|odd|DIM=even|DIM=odd",
         help="modes reflect, symmetric: for every such dimension or (DIM=) for one (default even)",
-    )
-    g.add_argument(
-        "--coords",
-        default="extend",
-        choices=COORDS_POLICIES,
-        help="index coordinates of padded dimensions: extend their spacing (default), drop "
-        "them, or pad them as xarray's Dataset.pad does",
-    )
-    g.add_argument(
-        "--chunks",
-        action="append",
-        metavar="regular|even|DIM=SIZE,...",
-        help="output chunks: SRC's own sizes, made regular for zarr (regular, the default); "
-        "regular with as many chunks as fit, so no thin last one (even, the fastest to "
-        "write); read SRC with SIZE along DIM first (combines with either)",
     )
 
 

@@ -12,8 +12,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from daskpad._compat.graphs import tasks_running
 from daskpad._compat.libraries import split_address
+from daskpad._compat.schedulers import tasks_running
 from daskpad.cli.io import CliError
 from daskpad.store.commit import own_threads
 from daskpad.store.settle import submitted_keys

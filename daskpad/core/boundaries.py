@@ -21,7 +21,7 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from daskpad.core.plan import _by_axis
+from daskpad.core.per_axis import _by_axis
 from daskpad.core.registry import MODES
 
 #: the libraries whose boundary words daskpad reads, numpy's first

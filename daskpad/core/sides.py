@@ -8,6 +8,7 @@ computes (:func:`blockwise_chunks`) or making a block of one length (:func:`bloc
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -17,8 +18,9 @@ import numpy as np
 from dask.array.core import PerformanceWarning
 from dask.array.utils import meta_from_array
 
+from daskpad._compat.graphs import query_planning
 from daskpad.core import kernels as k
-from daskpad.core.chunks import AFTER, BEFORE, face_nbytes
+from daskpad.core.chunks import AFTER, BEFORE, chunk_budget, face_nbytes
 from daskpad.core.grid import Grid, block_index
 from daskpad.core.plan import AxisPlan
 
@@ -132,3 +134,39 @@ def blockwise_along(
 def face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:
     """Bytes of ``x``'s largest face block (every axis but ``axis``) ``length`` long."""
     return face_nbytes(x.chunks, axis, x.dtype.itemsize) * length
+
+
+def side_from_spans(
+    x: Frame,
+    axis: int,
+    chunks: tuple[int, ...],
+    offset: int,
+    spans: Callable[[int, int], list[tuple[int, int, int]]],
+    kernel: Callable[..., Any],
+    **kwargs: Any,
+) -> da.Array:
+    """The blocks of one pad side, ``chunks`` along ``axis`` from padded position
+    ``offset``, the block at ``[start, stop)`` computed as ``kernel(*pieces, axis=,
+    piece_starts=, start=, stop=, **kwargs)`` from the input elements ``spans(start,
+    stop)`` names (``(chunk, lo, hi)`` each). Classic graphs: one lazy layer whose tasks
+    cut the grid blocks they read (:meth:`daskpad.core.grid.Grid.side_from_spans`). Query
+    planning: one layer per side reading the side's few slabs, or one per block where the
+    slabs would exceed the budget."""
+    if not query_planning():
+        return x.side_from_spans(axis, chunks, offset, spans, kernel, kwargs)
+
+    def layer(chunks: tuple[int, ...], offset: int, found: list[tuple[int, int, int]]) -> da.Array:
+        pieces = [x.slab(axis, lo, hi) for _c, lo, hi in found]
+        starts = tuple(lo for _c, lo, _hi in found)
+        extra = dict(axis=axis, piece_starts=starts, **kwargs)
+        return blockwise_chunks(kernel, x, axis, chunks, offset, pieces, extra)
+
+    side_spans = spans(offset, offset + sum(chunks))
+    length = sum(hi - lo for _c, lo, hi in side_spans)
+    if len(chunks) == 1 or face_block_nbytes(x, axis, length) <= chunk_budget():
+        # every block of this side reads the same few slabs: one layer for the side
+        return layer(chunks, offset, side_spans)
+    # a side so wide that its slabs exceed the budget: each block reads only its own
+    limits = np.cumsum((offset, *chunks)).tolist()
+    blocks = [layer((hi - lo,), lo, spans(lo, hi)) for lo, hi in itertools.pairwise(limits)]
+    return cast("da.Array", da.concatenate(blocks, axis=axis))

@@ -7,12 +7,11 @@ the budget.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import dask.array as da
 import numpy as np
 
-from daskpad._compat.graphs import query_planning
 from daskpad.core.grid import blocks_from_nothing
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
@@ -29,27 +28,14 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         value = None if empty else ap.values[side]
-        if not query_planning():
-            return blocks_from_nothing(
-                "fill_block",
-                with_axis(x, ap.axis, chunks),
-                fill_block,
-                x._meta,
-                like=x._meta,
-                value=value,
-                fill=not empty,
-            )
-        return cast(
-            "da.Array",
-            da.map_blocks(
-                fill_block,
-                chunks=with_axis(x, ap.axis, chunks),
-                dtype=x.dtype,
-                meta=x._meta,
-                like=x._meta,
-                value=value,
-                fill=not empty,
-            ),
+        return blocks_from_nothing(
+            "fill_block",
+            with_axis(x, ap.axis, chunks),
+            fill_block,
+            x._meta,
+            like=x._meta,
+            value=value,
+            fill=not empty,
         )
 
     return per_pad_block(ap, sides, make)

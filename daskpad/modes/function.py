@@ -34,10 +34,11 @@ from daskpad.core.chunks import (
     output_chunks,
     whole_along,
 )
-from daskpad.core.grid import block_index, fresh_copy, regrid
+from daskpad.core.grid import block_index, fresh_copy
 from daskpad.core.kernels import concatenate_blocks
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import MODES, EdgeFunction, register
+from daskpad.core.regrid import regrid
 from daskpad.core.sides import Frame, SideChunks, Sides, blockwise_along, per_pad_block, with_axis
 
 Chunks = tuple[tuple[int, ...], ...]

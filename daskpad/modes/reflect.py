@@ -20,17 +20,15 @@ from typing import Any, NamedTuple, cast
 import dask.array as da
 import numpy as np
 
-from daskpad._compat.graphs import query_planning
-from daskpad.core.chunks import BEFORE, chunk_budget
+from daskpad.core.chunks import BEFORE
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
 from daskpad.core.sides import (
     Frame,
     SideChunks,
     Sides,
-    blockwise_chunks,
-    face_block_nbytes,
     per_pad_block,
+    side_from_spans,
 )
 
 # --------------------------------------------------------------------------------------
@@ -237,27 +235,8 @@ def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Si
                 found[c] = (min(old[0], lo), max(old[1], hi))
         return [(c, lo, hi) for c, (lo, hi) in sorted(found.items())]
 
-    def layer(chunks: tuple[int, ...], offset: int, found: list[tuple[int, int, int]]) -> da.Array:
-        """Blocks ``chunks`` from ``offset`` on, each reading the slabs ``found``."""
-        pieces = [x.slab(ap.axis, lo, hi) for _c, lo, hi in found]
-        starts = tuple(lo for _c, lo, _hi in found)
-        kwargs = dict(axis=ap.axis, piece_starts=starts, program=program)
-        return blockwise_chunks(gather_block, x, ap.axis, chunks, offset, pieces, kwargs)
-
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
-        if not query_planning():
-            # each block reads only the grid blocks it maps to, cut inside its own task
-            kwargs = dict(program=program)
-            return x.side_from_spans(ap.axis, chunks, offset, spans, gather_block, kwargs)
-        side_spans = spans(offset, offset + sum(chunks))
-        length = sum(hi - lo for _c, lo, hi in side_spans)
-        if len(chunks) == 1 or face_block_nbytes(x, ap.axis, length) <= chunk_budget():
-            # every block of this side reads the same few slabs: one layer for the side
-            return layer(chunks, offset, side_spans)
-        # a side so wide that its slabs exceed the budget: each block reads only its own
-        limits = np.cumsum((offset, *chunks)).tolist()
-        blocks = [layer((hi - lo,), lo, spans(lo, hi)) for lo, hi in itertools.pairwise(limits)]
-        return cast("da.Array", da.concatenate(blocks, axis=ap.axis))
+        return side_from_spans(x, ap.axis, chunks, offset, spans, gather_block, program=program)
 
     return per_pad_block(ap, sides, make)
 

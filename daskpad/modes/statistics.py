@@ -24,10 +24,10 @@ from dask.array.utils import meta_from_array
 from daskpad._compat.graphs import marked
 from daskpad.core import sides as _sides
 from daskpad.core.chunks import chunk_budget, face_nbytes, near_equal
-from daskpad.core.grid import regrid
 from daskpad.core.kernels import concatenate_blocks, on_distinct_lines
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import SETTLE_FIRST, Mode, register
+from daskpad.core.regrid import regrid
 from daskpad.core.sides import Frame, SideChunks, Sides
 
 

@@ -12,16 +12,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from daskpad._compat.graphs import (
-    distributed_scheduler,
     key_values,
     layer_dependencies,
     layer_keys,
     marked_layers,
     optimized_graph,
-    progress_callback,
     renamed,
     with_values,
 )
+from daskpad._compat.schedulers import distributed_scheduler, progress_callback
 from daskpad.core.registry import SETTLE_FIRST
 
 

@@ -30,10 +30,10 @@ statistic, an edge) is computed inside the block's own write, and the chunks wit
 of a late pad are owned by the pad, which reads again the block that would have owned the
 chunk (the block beside the pad, where it has the larger part of the chunk), so that no
 block waits for a late one: each block is read once, those few twice, none held
-(:class:`daskpad._compat.graphs.BlockGraph`).
+(:class:`daskpad.store.blockgraph.BlockGraph`).
 
 The geometry here is plain Python, the kernel (:func:`write_owned`) plain numpy and zarr;
-the graph is made by :class:`daskpad._compat.graphs.BlockGraph`.
+the graph is made by :class:`daskpad.store.blockgraph.BlockGraph`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from daskpad._compat.graphs import BlockGraph
+from daskpad.store.blockgraph import BlockGraph
 
 Chunks = tuple[tuple[int, ...], ...]
 Index = tuple[int, ...]
@@ -139,7 +139,7 @@ def jobs(
     the region. A block that owns none of the region's chunks only hands on.
 
     A chunk with a part of a ``late`` block (one computed after most others: a pad that
-    waits for blocks far away, :meth:`daskpad._compat.graphs.BlockGraph.late_blocks`) is owned by
+    waits for blocks far away, :meth:`daskpad.store.blockgraph.BlockGraph.late_blocks`) is owned by
     the late block with the largest part of it, which reads again the block that would
     have owned it, instead of that block waiting for the late one; the other blocks hand
     their parts on. Blocks that are not late then never wait for late ones."""
@@ -347,7 +347,7 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
     slices on ``target``'s chunk bounds; all of it by default), each zarr chunk (each shard
     of a sharded array) written whole by one task, each block of ``x`` computed once (twice
     where tasks far away read it too, or where a late pad owns a chunk of which it has
-    the larger part; :class:`daskpad._compat.graphs.BlockGraph`). None for an array without
+    the larger part; :class:`daskpad.store.blockgraph.BlockGraph`). None for an array without
     elements."""
     import uuid
 

@@ -3,7 +3,7 @@ holds stays bounded.
 
 Every dask-backed variable zarr takes as it is goes through streamed writes
 (:mod:`daskpad.store.stream`): each block the variable was made of (for a padded array in
-regular chunks, the input's and the pad's, :func:`daskpad.core.grid.own_grid`) is computed
+regular chunks, the input's and the pad's, :func:`daskpad.core.regrid.own_grid`) is computed
 once and written into the zarr chunks it overlaps, each chunk whole, once. Such a write
 holds a few blocks per thread and the thin edges blocks hand on, so most datasets are
 written in one computation; above the memory budget (:func:`daskpad.store.tiling.plan`) they are
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from daskpad.core.grid import own_grid, regrid
+from daskpad.core.regrid import own_grid, regrid
 from daskpad.store.commit import written_whole
 from daskpad.store.settle import TileProgress, compute_apart, settle_statistics, step
 from daskpad.store.stream import streamed_writes
@@ -61,7 +61,7 @@ def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
 
 def statistics_settled(arrays: list[Any], budget: int, progress: bool) -> list[Any]:
     """``arrays`` with their statistics settled (:func:`daskpad.store.settle.settle_statistics`)
-    in the blocks they were made of (:func:`daskpad.core.grid.own_grid`), each then laid
+    in the blocks they were made of (:func:`daskpad.core.regrid.own_grid`), each then laid
     out in its chunks again."""
 
     owns = [own_grid(a) for a in arrays]
@@ -86,6 +86,22 @@ def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any
     return []
 
 
+def _write_metadata(ds: Any, store: Any, kwargs: Mapping[str, Any]) -> None:
+    """xarray writes the metadata of ``ds`` and its in-memory variables into ``store``.
+
+    xarray builds (and drops) a write of every dask-backed variable, whose graph, for a
+    padded array of 87 x 87 blocks in regular chunks, takes seconds; those written straight
+    by daskpad stand in as empty arrays of their chunks, whose graph is one layer of
+    blocks."""
+    import dask.array as da
+
+    ds_meta = ds.copy(deep=False)
+    for var in ds_meta.variables.values():
+        if var.chunks is not None and var.ndim and not needs_encoding(var):
+            var.data = da.empty(var.shape, chunks=var.chunks, dtype=var.dtype)
+    ds_meta.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
+
+
 def write_tiled(
     ds: Any,
     store: Any,
@@ -106,7 +122,6 @@ def write_tiled(
     (scale_factor, _FillValue, times, strings, ...) goes through xarray's region writes,
     which encode it as the store says.
     """
-    import dask.array as da
     import xarray as xr
     import zarr
 
@@ -120,15 +135,7 @@ def write_tiled(
         arrays = statistics_settled([v.data for v in lazy], budget, progress)
         for var, settled in zip(lazy, arrays):
             var.data = settled
-    # the metadata: xarray builds (and drops) a write of every dask-backed variable, whose
-    # graph, for a padded array of 87 x 87 blocks in regular chunks, takes seconds; those
-    # written straight below stand in as empty arrays of their chunks, whose graph is
-    # one layer of blocks
-    ds_meta = ds.copy(deep=False)
-    for var in ds_meta.variables.values():
-        if var.chunks is not None and var.ndim and not needs_encoding(var):
-            var.data = da.empty(var.shape, chunks=var.chunks, dtype=var.dtype)
-    ds_meta.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
+    _write_metadata(ds, store, kwargs)
     root: Any = zarr.open_group(store, mode="r+")
     fmt = root.metadata.zarr_format
     # the zarr arrays written straight, opened and checked once

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from daskpad._compat.libraries import process_memory_limit
-from daskpad.core.grid import own_grid, regrid
+from daskpad.core.regrid import own_grid, regrid
 from daskpad.store.stream import handed_bytes
 
 Chunks = tuple[tuple[int, ...], ...]
@@ -224,7 +224,7 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
 
     A group of variables written as they are goes through streamed writes
     (:func:`streamed_tile_shape`; the share handed on is that of the grid its variables were
-    made of, :func:`daskpad.core.grid.own_grid`); a group with a variable xarray encodes is
+    made of, :func:`daskpad.core.regrid.own_grid`); a group with a variable xarray encodes is
     written from its blocks as they are, a tile holding what it reads: a padded dimension
     counts one more block per tile (the neighbour its edge block reads). The statistics a
     pad repeats are not counted: the writers settle them first

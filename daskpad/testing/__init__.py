@@ -15,16 +15,18 @@ Examples
 >>> assert_pad_matches_numpy(np.arange(5), ((2, 3),), 7, "reflect", reflect_type="odd")
 """
 
-from daskpad.testing.reference import (
-    DTYPES,
-    assert_pad_matches_numpy,
-    chained_numpy_pad,
-    numpy_pad,
+from daskpad.testing.functions import (
     pad_and_reverse_data,
     pad_inplace_and_return,
     pad_returning_new,
     pad_with_constant,
     pad_with_shuffled_line,
+)
+from daskpad.testing.reference import (
+    DTYPES,
+    assert_pad_matches_numpy,
+    chained_numpy_pad,
+    numpy_pad,
 )
 
 __all__ = [

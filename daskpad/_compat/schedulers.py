@@ -1,0 +1,48 @@
+"""What daskpad reads of dask's schedulers that they do not publish: the distributed
+client that would compute a collection, the tasks a distributed worker still runs, and the
+local schedulers' progress."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+
+def distributed_scheduler(collections: Sequence[Any]) -> Callable[..., Any] | None:
+    """The ``get`` of the distributed client that would compute ``collections`` (it takes
+    a graph and its keys), or None when dask's local schedulers would."""
+    from dask.base import get_scheduler
+
+    schedule = get_scheduler(collections=collections)
+    client = getattr(schedule, "__self__", None)
+    return schedule if type(client).__module__.startswith("distributed") else None
+
+
+def tasks_running(dask_worker: Any, names: set[Any]) -> int:
+    """On a distributed worker (``client.run``): how many tasks whose key names are
+    ``names`` it still runs (cancelled ones included: their thread goes on), read from the
+    worker's state, which is not public."""
+    busy = ("executing", "long-running", "cancelled", "resumed")
+    return sum(
+        1
+        for ts in dask_worker.state.tasks.values()
+        if ts.state in busy and (ts.key[0] if isinstance(ts.key, tuple) else ts.key) in names
+    )
+
+
+def progress_callback(draw: Callable[[float], None]) -> Any:
+    """A callback of dask's local schedulers calling ``draw(fraction of tasks done)`` as
+    each task finishes (from the scheduler's state, which is not public)."""
+    from dask.callbacks import Callback
+
+    class _Tasks(Callback):
+        def _start_state(self, dsk: Any, state: Mapping[str, Any]) -> None:
+            self.state = state
+
+        def _posttask(self, *args: Any) -> None:
+            s = self.state
+            done = len(s["finished"])
+            total = done + sum(len(s[k]) for k in ("ready", "waiting", "running"))
+            draw(done / total if total else 1.0)
+
+    return _Tasks()  # type: ignore[no-untyped-call]
