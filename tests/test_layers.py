@@ -173,6 +173,7 @@ def test_the_graph_mode_switch_is_read_in_known_places_only():
     "where",
     [
         daskpad.pad,
+        daskpad.xarray.pad2,
         daskpad.core.registry.Mode,
         daskpad.modes,
     ],

@@ -449,10 +449,9 @@ def _expected_refusal(
         return _first_builtin(type(numpy_error)), why
     reflect_type = kwargs.get("reflect_type", "even")
     given = list(reflect_type.values()) if isinstance(reflect_type, Mapping) else [reflect_type]
-    reflecting = (
-        any(m in ("reflect", "symmetric") for m in _modes_of(mode))
-        if _per_axis(mode)
-        else isinstance(mode, str) and mode in ("reflect", "symmetric")
+    reflecting = any(
+        isinstance(m, str) and m in MODES and "reflect_type" in MODES[m].kwargs
+        for m in (_modes_of(mode) if _per_axis(mode) else [mode])
     )
     if reflecting and "reflect_type" in kwargs and any(t not in REFLECT_TYPES for t in given):
         return (

@@ -173,19 +173,20 @@ class Options:
                 # nothing for labels. They get the missing value, as in xarray.
                 steps.append(Step("constant", kwargs, default_fill=in_call[k]))
                 continue
-            if mode == "constant":
+            takes = MODES[mode].kwargs if isinstance(mode, str) else ()
+            if "constant_values" in takes:
                 given = None if constants is None else constants[k]
                 if given is None:
                     steps.append(Step(mode, kwargs, default_fill=in_call[k]))
                     continue
                 kwargs["constant_values"] = given
             reflect_type = self.reflect_types.get(dim, self.reflect_default)
-            if mode in ("reflect", "symmetric") and reflect_type is not None:
+            if "reflect_type" in takes and reflect_type is not None:
                 kwargs["reflect_type"] = reflect_type
-            if mode == "linear_ramp" and self.end_values is not None:
+            if "end_values" in takes and self.end_values is not None:
                 by_dim, default = self.end_values
                 kwargs["end_values"] = by_dim.get(dim, default or (0, 0))
-            if isinstance(mode, str) and "stat_length" in MODES[mode].kwargs and self.stat_length:
+            if "stat_length" in takes and self.stat_length:
                 by_dim, default = self.stat_length
                 kwargs["stat_length"] = by_dim.get(dim, default or (max(n, 1), max(n, 1)))
             steps.append(Step(mode, kwargs))
