@@ -1,19 +1,28 @@
 """Shared test configuration: hypothesis profiles and the scheduler fixture.
 
 Choose a hypothesis profile with the environment variable ``HYPOTHESIS_PROFILE``:
-``dev`` (the default, quick), ``ci`` (what ``ci/test.sh`` runs: deterministic, about 200
-examples per property), ``thorough`` (3000 examples per property, for a hunt before a release).
+``quick`` (5 examples per property, a smoke pass), ``dev`` (the default, 50), ``ci`` (what
+``ci/test.sh`` runs: deterministic, about 200 examples per property), ``thorough`` (3000
+examples per property, for a hunt before a release).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 
 import dask
 import pytest
 from hypothesis import HealthCheck, settings
 
 _SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+# A suite started as a background job (``bash ci/test.sh &``, a CI runner without a
+# terminal) may have SIGINT ignored, and every process it starts would inherit that: the
+# tests of Ctrl-C need SIGINT delivered. A Python handler is not inherited across exec, so
+# the processes the tests start get the default (Python's KeyboardInterrupt).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile(
     "ci",
