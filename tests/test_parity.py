@@ -344,7 +344,7 @@ def test_the_comparison_needs_no_hypothesis():
     from daskpad import strategies, testing
 
     assert testing.pad_cases is strategies.pad_cases
-    assert testing.STRATEGIES == tuple(strategies.__all__)
+    assert testing.STRATEGIES == list(strategies.__all__)
 
 
 def test_a_keyword_the_mode_does_not_take_is_refused_naming_the_modes_that_do():

@@ -41,8 +41,9 @@ __all__ = [
     "pad_with_shuffled_line",
 ]
 
-#: the names of :mod:`daskpad.testing.strategies` reachable here
-STRATEGIES = (
+#: the names of :mod:`daskpad.testing.strategies` reachable here (its ``__all__``: a test
+#: keeps the two equal)
+STRATEGIES = [
     "CALLABLES",
     "PadCase",
     "chunkings",
@@ -56,7 +57,7 @@ STRATEGIES = (
     "per_axis_modes",
     "per_axis_pad_cases",
     "shapes",
-)
+]
 
 try:
     import hypothesis  # noqa: F401
@@ -68,34 +69,6 @@ except ImportError:  # the helpers work without it; the strategies say what they
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 else:
-    from daskpad.testing.strategies import (
-        CALLABLES,
-        PadCase,
-        chunkings,
-        data_arrays,
-        dtypes,
-        invalid_pad_cases,
-        mode_kwargs,
-        pad_cases,
-        pad_widths,
-        per_axis_kwargs,
-        per_axis_modes,
-        per_axis_pad_cases,
-        shapes,
-    )
+    from daskpad.testing.strategies import *  # noqa: F403  (STRATEGIES: their __all__)
 
-    __all__ += [
-        "CALLABLES",
-        "PadCase",
-        "chunkings",
-        "data_arrays",
-        "dtypes",
-        "invalid_pad_cases",
-        "mode_kwargs",
-        "pad_cases",
-        "pad_widths",
-        "per_axis_kwargs",
-        "per_axis_modes",
-        "per_axis_pad_cases",
-        "shapes",
-    ]
+    __all__ += STRATEGIES
