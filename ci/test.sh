@@ -4,18 +4,41 @@
 # suite runs twice: with dask's classic graphs and with dask's array query planning (array-expr), which dask
 # will switch on by default in a later release. Cluster tests (process workers) run in the
 # first pass only.
+# CI (.ci/run) runs this once per stack of dependencies, and narrows the floor stack's run
+# with two switches: DASKPAD_CHECKS=0 leaves out the static checks (one stack runs them),
+# DASKPAD_GRAPHS=classic leaves out the query-planning pass. The classic pass reports line
+# coverage of daskpad/ (pytest-cov); DASKPAD_COVERAGE=0 leaves it out. Each step prints its
+# duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+SECONDS=0
+took() { echo "== ($1: ${SECONDS}s)"; SECONDS=0; }
+if [ "${DASKPAD_CHECKS:-1}" != 0 ]; then
 echo "== checks: ruff, mypy --strict (pyproject.toml)"
 python -m ruff check .
 python -m ruff format --check .
 python -m mypy
 echo "== layers: lint-imports (pyproject.toml's contracts)"
 lint-imports --no-cache
+took checks
+fi
 echo "== daskpad demo"
 python -m daskpad demo
+took demo
 echo "== daskpad tests: classic dask graphs"
-python -m pytest "$@"
+COVERAGE=()
+if [ "${DASKPAD_COVERAGE:-1}" != 0 ]; then
+    COVERAGE=(--cov=daskpad --cov-report=term:skip-covered)
+    # Python 3.12+ traces through sys.monitoring: a fraction of the C tracer's cost
+    if python -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
+        export COVERAGE_CORE=sysmon
+    fi
+fi
+python -m pytest "${COVERAGE[@]}" "$@"
+took "classic graphs"
+if [ "${DASKPAD_GRAPHS:-all}" != classic ]; then
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"
 DASK_ARRAY__QUERY_PLANNING=True python -m pytest -m "not cluster" -p no:cacheprovider "$@"
+took "query planning"
+fi
