@@ -25,7 +25,7 @@ def concatenate_blocks(pieces: Sequence[Any], axis: int) -> Any:
     if len(pieces) == 1:
         return pieces[0]
     if isinstance(pieces[0], np.ma.MaskedArray):
-        return np.ma.concatenate(pieces, axis=axis)  # type: ignore[no-untyped-call]
+        return np.ma.concatenate(pieces, axis=axis)  # type: ignore[no-untyped-call,unused-ignore]
     return np.concatenate(pieces, axis=axis)
 
 

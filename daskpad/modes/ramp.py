@@ -115,7 +115,9 @@ def any_of(flags: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """Combine per-block flags (a list of them, or one array) into one."""
     if isinstance(flags, list):
         return np.full((1,) * np.ndim(flags[0]) if keepdims else (), any(np.any(f) for f in flags))
-    return np.any(flags, axis=axis, keepdims=keepdims)
+    if keepdims:
+        return np.any(flags, axis=axis, keepdims=True)
+    return np.any(flags, axis=axis)
 
 
 def ramp_block(
