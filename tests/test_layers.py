@@ -143,30 +143,41 @@ def test_internals_of_dask_distributed_and_zarr_only_behind_the_door():
     assert outside == set()
 
 
-#: where a branch on dask's graph mode still sits outside the door (to be moved behind it)
-QUERY_PLANNING_BRANCHES = {
-    # the block grid: classic graphs assemble it in one lazy layer of picked keys, query
-    # planning in concatenated expressions
-    "daskpad.core.grid": 7,
+#: the steps with a form per graph mode (daskpad._compat.forms.per_graph_mode), by module
+PER_GRAPH_MODE = {
+    # the block grid (lazy layers of picked keys, or concatenated expressions) and the
+    # blocks of a constant side
+    "daskpad.core.grid": 2,
     # an array in other chunks: one lazy layer, or dask's one-stage rechunk
     "daskpad.core.regrid": 1,
     # a pad side's blocks from the input elements they map to (the copying modes)
     "daskpad.core.sides": 1,
-    # array-expr's overlap takes no graph-built array: dask's own trim there
+    # map_overlap's trim: in one step with the pad's crop, or dask's own trim (array-expr's
+    # overlap takes no graph-built array)
     "daskpad.api.overlap": 1,
 }
 
 
-def test_the_graph_mode_switch_is_read_in_known_places_only():
-    calls = {
-        name: sum(
-            isinstance(n, ast.Call) and getattr(n.func, "id", None) == "query_planning"
-            for n in ast.walk(tree)
-        )
-        for name, tree in MODULES.items()
-        if not name.startswith("daskpad._compat")
-    }
-    assert {n: c for n, c in calls.items() if c} == QUERY_PLANNING_BRANCHES
+def _calls(tree: ast.AST, name: str) -> int:
+    return sum(
+        isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", None)) == name
+        for n in ast.walk(tree)
+    )
+
+
+def test_only_the_door_reads_the_graph_mode():
+    outside = {n: t for n, t in MODULES.items() if not n.startswith("daskpad._compat")}
+    readers = [n for n, t in outside.items() if _calls(t, "query_planning")]
+    importers = [
+        n
+        for n, t in outside.items()
+        for node in ast.walk(t)
+        if isinstance(node, ast.ImportFrom)
+        and any(a.name in {"query_planning", "array_expr_enabled"} for a in node.names)
+    ]
+    assert readers == importers == []
+    steps = {n: _calls(t, "per_graph_mode") for n, t in outside.items()}
+    assert {n: c for n, c in steps.items() if c} == PER_GRAPH_MODE
 
 
 @pytest.mark.parametrize(

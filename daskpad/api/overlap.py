@@ -22,7 +22,7 @@ from dask.array import map_overlap as dask_map_overlap  # (bound once: dask's ow
 from dask.array.overlap import overlap
 from dask.array.utils import meta_from_array
 
-from daskpad._compat.graphs import query_planning
+from daskpad._compat.forms import per_graph_mode
 from daskpad.api.overlap_args import aligned, fitted, per_array, split_positional
 from daskpad.api.pad import pad
 from daskpad.api.shapes import crop
@@ -225,22 +225,44 @@ def _shared(
     # dask trims by the halo of the array of most dimensions (the first of those)
     first = max(range(len(xs)), key=lambda i: (xs[i].ndim, -i))
     crops = _output_widths(padded[first], kwargs)
-    if query_planning():  # (array-expr's overlap takes no graph-built array: dask's trim)
-        out = dask_map_overlap(
-            func,
-            *ys,
-            depth=halos,
-            boundary="none",
-            align_arrays=False,
-            allow_rechunk=False,
-            **kwargs,
-        )
-        return crop(out, crops)
-    # dask's map_overlap (its overlap, then map_blocks), with its trim and the pad's crop
-    # in one step: the halo cut off inside, the pad at the array's edges
+    halo = _output_widths(widths[first], kwargs)
+    return _trimmed_halos(func, ys, halos, halo, crops, kwargs)
+
+
+def _trimmed_in_one_step(
+    func: Callable[..., Any],
+    ys: list[da.Array],
+    halos: list[dict[int, tuple[int, int]]],
+    halo: tuple[tuple[int, int], ...],
+    crops: tuple[tuple[int, int], ...],
+    kwargs: dict[str, Any],
+) -> da.Array:
+    # classic graphs: dask's map_overlap (its overlap, then map_blocks), with its trim and
+    # the pad's crop in one step: the halo cut off inside, the pad at the array's edges
     shared = [overlap(y, depth=h, boundary="none", allow_rechunk=False) for y, h in zip(ys, halos)]
     out = da.map_blocks(func, *shared, **kwargs)
-    return _trimmed(out, _output_widths(widths[first], kwargs), crops)
+    return _trimmed(out, halo, crops)
+
+
+def _trimmed_by_dask(
+    func: Callable[..., Any],
+    ys: list[da.Array],
+    halos: list[dict[int, tuple[int, int]]],
+    halo: tuple[tuple[int, int], ...],
+    crops: tuple[tuple[int, int], ...],
+    kwargs: dict[str, Any],
+) -> da.Array:
+    # query planning: array-expr's overlap takes no graph-built array, so dask's own
+    # map_overlap trims the halo, then the pad is cropped
+    out = dask_map_overlap(
+        func, *ys, depth=halos, boundary="none", align_arrays=False, allow_rechunk=False, **kwargs
+    )
+    return crop(out, crops)
+
+
+#: ``func`` over the blocks of ``ys`` with their ``halos``, the halo (``halo``, the
+#: output's) and the pad (``crops``) cut off the result, in dask's current graph mode
+_trimmed_halos = per_graph_mode(classic=_trimmed_in_one_step, planned=_trimmed_by_dask)
 
 
 def _edges(

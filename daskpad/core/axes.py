@@ -17,7 +17,7 @@ import dask.array as da
 import numpy as np
 
 from daskpad.core.chunks import merge_slivers, output_chunks, pad_layout
-from daskpad.core.grid import Grid
+from daskpad.core.grid import new_grid
 from daskpad.core.plan import PadPlan
 from daskpad.core.registry import ALIGNS, BUILDERS, PREPARES
 
@@ -55,7 +55,7 @@ def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
         for sub in (plan.along(axis)[1] for axis in range(x.ndim))
     ]
     layout = pad_layout(x.chunks, x.dtype.itemsize, widths, target, _views(x.chunks, plan), views)
-    grid = Grid(x)
+    grid = new_grid(x)
     along = [plan.along(axis) for axis in range(x.ndim)]
     for family in sorted({sub.builder for _ap, sub in along if _ap.padded}):
         if family in PREPARES:

@@ -1,20 +1,21 @@
 """Putting the padded array together: pad blocks and untouched interior blocks.
 
-The builders in :mod:`daskpad.modes.builders` produce, for each padded axis, the blocks before and
-after the array padded so far. This module keeps track of the resulting block grid and turns
-it into dask arrays:
+Each mode family's builder (:mod:`daskpad.modes`) produces, for each padded axis, the
+blocks before and after the array padded so far. This module keeps track of the resulting
+block grid and turns it into dask arrays:
 
 - :meth:`Grid.slab` gives a builder the edge slab of the array padded so far (only the
   blocks the slab touches);
 - :meth:`Grid.assemble` gives the final array, with the output chunks the user chose.
 
-With dask's classic graphs both are a single layer whose entries are computed on demand:
-each block picks the key that holds it however many axes are padded (the final array is a
-``Blockwise`` layer that dask fuses its consumer into:
-:func:`daskpad._compat.graphs.picked_array`),
-and building the layer costs nothing per block (padding 10^6 chunks takes milliseconds).
-With dask's array query planning the same structure is expressed with public
-``concatenate``/``rechunk`` expressions, which dask optimises itself.
+With dask's classic graphs (:class:`Grid`) both are a single layer whose entries are
+computed on demand: each block picks the key that holds it however many axes are padded
+(the final array is a ``Blockwise`` layer that dask fuses its consumer into:
+:func:`daskpad._compat.graphs.picked_array`), and building the layer costs nothing per
+block (padding 10^6 chunks takes milliseconds). With dask's array query planning
+(:class:`PlannedGrid`) the same structure is expressed with public
+``concatenate``/``rechunk`` expressions, which dask optimises itself. :func:`new_grid`
+gives the form for dask's current graph mode.
 """
 
 from __future__ import annotations
@@ -29,17 +30,17 @@ import numpy as np
 from dask.array.utils import meta_from_array
 from dask.base import tokenize
 
+from daskpad._compat.forms import per_graph_mode
 from daskpad._compat.graphs import (
     Shifted,
     chunk_index,
     copy_of,
     lazy_array,
     picked_array,
-    query_planning,
     task,
 )
 from daskpad.core import kernels as k
-from daskpad.core.regrid import Chunks, _regrid_array, _remembering
+from daskpad.core.regrid import Chunks, _regrid_array, remembering
 
 COPY_MOST_BLOCKS = 10**5  # larger inputs are read once, not copied
 
@@ -64,18 +65,11 @@ def block_index(n: int) -> Any:
     return chunk_index(n, BLOCK_INDEX, tokenize(n))
 
 
-def blocks_from_nothing(
+def _blocks_from_nothing_layer(
     prefix: str, chunks: Chunks, kernel: Callable[..., Any], meta: Any, **kwargs: Any
 ) -> da.Array:
-    """An array without inputs whose block at each index is
-    ``kernel(shape=<that block's shape>, **kwargs)`` (under query planning, the shape
-    comes as ``block_info``), in one lazy layer with classic graphs (``map_blocks``
-    builds a ``block_info`` for every block up front: seconds for a million blocks)."""
-    if query_planning():
-        return cast(
-            "da.Array",
-            da.map_blocks(kernel, chunks=chunks, dtype=meta.dtype, meta=meta, **kwargs),
-        )
+    # classic graphs: one lazy layer (map_blocks would build a block_info for every block
+    # up front: seconds for a million blocks)
     name = f"{prefix}-{tokenize(chunks, kernel, meta, kwargs)}"
 
     def make(index: tuple[int, ...]) -> Any:
@@ -83,6 +77,22 @@ def blocks_from_nothing(
         return task((name, *index), kernel, shape=shape, **kwargs)
 
     return lazy_array(name, chunks, make, [], meta)
+
+
+def _blocks_from_nothing_mapped(
+    prefix: str, chunks: Chunks, kernel: Callable[..., Any], meta: Any, **kwargs: Any
+) -> da.Array:
+    # query planning: map_blocks, the shape coming as block_info
+    return cast(
+        "da.Array", da.map_blocks(kernel, chunks=chunks, dtype=meta.dtype, meta=meta, **kwargs)
+    )
+
+
+#: An array without inputs whose block at each index is ``kernel(shape=<that block's
+#: shape>, **kwargs)`` (under query planning, the shape comes as ``block_info``).
+blocks_from_nothing = per_graph_mode(
+    classic=_blocks_from_nothing_layer, planned=_blocks_from_nothing_mapped
+)
 
 
 @dataclass(frozen=True)
@@ -105,30 +115,10 @@ class Grid:
         self.meta = meta_from_array(x._meta, ndim=x.ndim)
         self.chunks: list[tuple[int, ...]] = list(x.chunks)
         self.padded: list[_Padded] = []
-        self.concatenated: da.Array = self._with_meta(x)  # the query-planning form
         self.copies = 0  # how many statistics read x again through fresh_copy
         # a statistic's partials along several axes at once, per input block (see
         # daskpad.modes.statistics.share_partials): stat -> (array of tuples, the axes)
         self.shared_partials: dict[str, tuple[da.Array, tuple[int, ...]]] = {}
-
-    def _with_meta(self, x: da.Array) -> da.Array:
-        if query_planning() and np.ndim(x._meta) != x.ndim:
-            # concatenate needs metas of the array's ndim; a blockwise identity (fused away
-            # by dask's optimiser) gives x one
-            return cast("da.Array", da.map_blocks(k.identity, x, meta=self.meta, dtype=x.dtype))
-        return x
-
-    def _concatenated_over(
-        self, x: da.Array, pads: Callable[[da.Array], da.Array] = lambda a: a
-    ) -> da.Array:
-        """The query-planning form of the grid, with ``x`` in place of the input and
-        ``pads`` of each pad side in place of the side."""
-        y = self._with_meta(x)
-        for p in self.padded:
-            parts = [pads(p.before) if p.before is not None else None, y]
-            parts.append(pads(p.after) if p.after is not None else None)
-            y = da.concatenate([a for a in parts if a is not None], axis=p.axis)
-        return y
 
     # -- what builders see -------------------------------------------------------------
 
@@ -147,8 +137,8 @@ class Grid:
     def slab(self, axis: int, start: int, stop: int) -> da.Array:
         """``[start:stop]`` along ``axis`` (not padded yet) of the array padded so far."""
         index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
-        if not self.padded or query_planning():
-            return cast("da.Array", self.concatenated[index])
+        if not self.padded:
+            return cast("da.Array", self.x[index])
         bounds = np.cumsum((0, *self.chunks[axis]))
         nblocks = len(self.chunks[axis])
         # the blocks [first, last) holding [start, stop); at least one, for an empty slab
@@ -185,12 +175,6 @@ class Grid:
         """
         x = fresh_copy(self.x, self.copies) if copy else self.x
         index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
-        if query_planning() and on_input is not None:
-            # the input's slab apart from the pads', joined like the grid
-            return self._concatenated_over(on_input(x[index]), lambda a: fn(a[index]))
-        if query_planning():
-            grid = self._concatenated_over(x) if copy else self.concatenated
-            return fn(grid[index])
         first = on_input or fn
         if not self.padded:
             return first(x[index])
@@ -266,9 +250,6 @@ class Grid:
             + self.chunks[axis]
             + (after.chunks[axis] if after is not None else ())
         )
-        if query_planning():
-            parts = [p for p in (before, self.concatenated, after) if p is not None]
-            self.concatenated = da.concatenate(parts, axis=axis)
 
     def _source(self, padded: Sequence[_Padded], index: tuple[int, ...]) -> tuple[Any, ...]:
         """The key holding block ``index`` of the grid made by ``padded``."""
@@ -341,11 +322,6 @@ class Grid:
     def assemble(self, target: Chunks | None) -> da.Array:
         """The padded array, in the grid's own chunks or in ``target`` chunks (then
         remembering the array in the grid's own, :func:`own_grid`)."""
-        if query_planning():
-            y = self.concatenated
-            if target is None or target == y.chunks:
-                return y
-            return _remembering(y.rechunk(target), lambda: y)
         padded = tuple(self.padded)
         grid_chunks = tuple(self.chunks)
         token = tokenize(self.x.name, [_names(p) for p in padded], target)
@@ -360,7 +336,7 @@ class Grid:
             self.x,
             self._runs(padded),
         )
-        return _remembering(regridded, lambda: self._picked(padded))
+        return remembering(regridded, lambda: self._picked(padded))
 
     def _picked(self, padded: tuple[_Padded, ...]) -> da.Array:
         """The padded array in the grid's own chunks."""
@@ -372,6 +348,71 @@ class Grid:
             meta=self.meta,
             shifted=self._interior(padded),
         )
+
+
+class PlannedGrid(Grid):
+    """The block grid under dask's array query planning: the array padded so far is kept
+    as public ``concatenate`` expressions of the input and the pad sides, which dask's
+    optimiser reads; slabs are slices of it."""
+
+    def __init__(self, x: da.Array):
+        super().__init__(x)
+        self.concatenated: da.Array = self._with_meta(x)
+
+    def _with_meta(self, x: da.Array) -> da.Array:
+        if np.ndim(x._meta) != x.ndim:
+            # concatenate needs metas of the array's ndim; a blockwise identity (fused away
+            # by dask's optimiser) gives x one
+            return cast("da.Array", da.map_blocks(k.identity, x, meta=self.meta, dtype=x.dtype))
+        return x
+
+    def _concatenated_over(
+        self, x: da.Array, pads: Callable[[da.Array], da.Array] = lambda a: a
+    ) -> da.Array:
+        """The query-planning form of the grid, with ``x`` in place of the input and
+        ``pads`` of each pad side in place of the side."""
+        y = self._with_meta(x)
+        for p in self.padded:
+            parts = [pads(p.before) if p.before is not None else None, y]
+            parts.append(pads(p.after) if p.after is not None else None)
+            y = da.concatenate([a for a in parts if a is not None], axis=p.axis)
+        return y
+
+    def slab(self, axis: int, start: int, stop: int) -> da.Array:
+        index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
+        return cast("da.Array", self.concatenated[index])
+
+    def map_slab(
+        self,
+        axis: int,
+        start: int,
+        stop: int,
+        fn: Callable[[da.Array], da.Array],
+        copy: bool = False,
+        on_input: Callable[[da.Array], da.Array] | None = None,
+    ) -> da.Array:
+        x = fresh_copy(self.x, self.copies) if copy else self.x
+        index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
+        if on_input is not None:
+            # the input's slab apart from the pads', joined like the grid
+            return self._concatenated_over(on_input(x[index]), lambda a: fn(a[index]))
+        grid = self._concatenated_over(x) if copy else self.concatenated
+        return fn(grid[index])
+
+    def add(self, axis: int, before: da.Array | None, after: da.Array | None) -> None:
+        super().add(axis, before, after)
+        parts = [p for p in (before, self.concatenated, after) if p is not None]
+        self.concatenated = da.concatenate(parts, axis=axis)
+
+    def assemble(self, target: Chunks | None) -> da.Array:
+        y = self.concatenated
+        if target is None or target == y.chunks:
+            return y
+        return remembering(y.rechunk(target), lambda: y)
+
+
+#: The block grid of an array, in the form for dask's current graph mode.
+new_grid = per_graph_mode(classic=Grid, planned=PlannedGrid)
 
 
 def _names(p: _Padded) -> tuple[Any, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
@@ -16,11 +17,8 @@ import dask.array as da
 import numpy as np
 from dask.base import tokenize
 
-from daskpad._compat.graphs import (
-    SparseLazyLayer,
-    lazy_array,
-    query_planning,
-)
+from daskpad._compat.forms import per_graph_mode
+from daskpad._compat.graphs import SparseLazyLayer, lazy_array
 from daskpad.core import kernels as k
 
 Chunks = tuple[tuple[int, ...], ...]
@@ -38,23 +36,34 @@ def regrid(a: da.Array, target: Chunks) -> da.Array:
     target = tuple(tuple(int(c) for c in cs) for cs in target)
     if target == a.chunks:
         return a
-    if query_planning():
-        rechunked = cast("da.Array", a.rechunk(target, threshold=ONE_STAGE))
-        return _remembering(rechunked, lambda: own_grid(a))
+    return remembering(_regridded(a, target), lambda: own_grid(a))
+
+
+def _regrid_layer(a: da.Array, target: Chunks) -> da.Array:
     name = f"pad-regrid-{tokenize(a.name, target)}"
-    return _remembering(
-        _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a),
-        lambda: own_grid(a),
-    )
+    return _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a)
 
 
-#: the attribute of a regridded array holding what makes the array in the chunks it was
-#: made from (made on demand: most regridded arrays are never asked)
-_OWN_GRID = "_daskpad_own_grid"
+def _regrid_rechunk(a: da.Array, target: Chunks) -> da.Array:
+    return cast("da.Array", a.rechunk(target, threshold=ONE_STAGE))
 
 
-def _remembering(regridded: da.Array, own: Callable[[], da.Array]) -> da.Array:
-    setattr(regridded, _OWN_GRID, own)
+_regridded = per_graph_mode(classic=_regrid_layer, planned=_regrid_rechunk)
+
+#: what makes each regridded array in the chunks it was made from, by the array's id (made
+#: on demand: most regridded arrays are never asked); an entry goes with its array
+_OWN_GRIDS: dict[int, tuple[weakref.ref[da.Array], Callable[[], da.Array]]] = {}
+
+
+def remembering(regridded: da.Array, own: Callable[[], da.Array]) -> da.Array:
+    """``regridded``, remembered as made from ``own()`` (:func:`own_grid`)."""
+    key = id(regridded)
+
+    def forget(ref: weakref.ref[da.Array]) -> None:
+        if _OWN_GRIDS.get(key, (None,))[0] is ref:
+            del _OWN_GRIDS[key]
+
+    _OWN_GRIDS[key] = (weakref.ref(regridded, forget), own)
     return regridded
 
 
@@ -63,8 +72,10 @@ def own_grid(y: Any) -> Any:
     with the same values in the blocks it was made of; ``y`` itself for any other array.
     A writer that stores blocks into another grid anyway (:mod:`daskpad.store.stream`) reads
     these, each once, instead of the regridded blocks made of up to 2**ndim of them."""
-    own = getattr(y, _OWN_GRID, None)
-    return y if own is None else own()
+    ref, own = _OWN_GRIDS.get(id(y), (None, None))
+    if ref is None or own is None or ref() is not y:
+        return y
+    return own()
 
 
 def _regrid_array(
@@ -214,12 +225,14 @@ class _Pieces:
     @functools.cached_property
     def gb(self) -> list[int]:
         """The grid's block boundaries (as Python ints, made when tasks are)."""
-        return cast("list[int]", self._gb.tolist())
+        listed: list[int] = self._gb.tolist()
+        return listed
 
     @functools.cached_property
     def tb(self) -> list[int]:
         """The target's chunk boundaries (as Python ints, made when tasks are)."""
-        return cast("list[int]", self._tb.tolist())
+        listed: list[int] = self._tb.tolist()
+        return listed
 
     @functools.cached_property
     def _ranks(self) -> tuple[np.ndarray, np.ndarray]:
@@ -271,7 +284,8 @@ class _Pieces:
 
     @functools.cached_property
     def _owner_list(self) -> list[int]:
-        return cast("list[int]", self._owners.tolist())
+        listed: list[int] = self._owners.tolist()
+        return listed
 
     def owner(self, g: int) -> int:
         """The target chunk taking the largest part of grid block ``g`` (the first of
@@ -306,7 +320,8 @@ class _Pieces:
             at = np.minimum(np.searchsorted(hi, starts, side="right"), len(hi) - 1)
             meets = (hi[at] > starts) & (lo[at] < ends)
             masks = masks | np.where(meets, 2, 0)
-        return cast("list[int]", masks.tolist())
+        listed: list[int] = masks.tolist()
+        return listed
 
     def __getitem__(self, i: int) -> list[tuple[int, tuple[int, int] | None]]:
         try:

@@ -18,7 +18,7 @@ import numpy as np
 from dask.array.core import PerformanceWarning
 from dask.array.utils import meta_from_array
 
-from daskpad._compat.graphs import query_planning
+from daskpad._compat.forms import per_graph_mode
 from daskpad.core import kernels as k
 from daskpad.core.chunks import AFTER, BEFORE, chunk_budget, face_nbytes
 from daskpad.core.grid import Grid, block_index
@@ -136,7 +136,7 @@ def face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:
     return face_nbytes(x.chunks, axis, x.dtype.itemsize) * length
 
 
-def side_from_spans(
+def _side_from_grid(
     x: Frame,
     axis: int,
     chunks: tuple[int, ...],
@@ -145,16 +145,21 @@ def side_from_spans(
     kernel: Callable[..., Any],
     **kwargs: Any,
 ) -> da.Array:
-    """The blocks of one pad side, ``chunks`` along ``axis`` from padded position
-    ``offset``, the block at ``[start, stop)`` computed as ``kernel(*pieces, axis=,
-    piece_starts=, start=, stop=, **kwargs)`` from the input elements ``spans(start,
-    stop)`` names (``(chunk, lo, hi)`` each). Classic graphs: one lazy layer whose tasks
-    cut the grid blocks they read (:meth:`daskpad.core.grid.Grid.side_from_spans`). Query
-    planning: one layer per side reading the side's few slabs, or one per block where the
-    slabs would exceed the budget."""
-    if not query_planning():
-        return x.side_from_spans(axis, chunks, offset, spans, kernel, kwargs)
+    # classic graphs: one lazy layer whose tasks cut the grid blocks they read
+    return x.side_from_spans(axis, chunks, offset, spans, kernel, kwargs)
 
+
+def _side_from_slabs(
+    x: Frame,
+    axis: int,
+    chunks: tuple[int, ...],
+    offset: int,
+    spans: Callable[[int, int], list[tuple[int, int, int]]],
+    kernel: Callable[..., Any],
+    **kwargs: Any,
+) -> da.Array:
+    # query planning: one layer per side reading the side's few slabs, or one per block
+    # where the slabs would exceed the budget
     def layer(chunks: tuple[int, ...], offset: int, found: list[tuple[int, int, int]]) -> da.Array:
         pieces = [x.slab(axis, lo, hi) for _c, lo, hi in found]
         starts = tuple(lo for _c, lo, _hi in found)
@@ -170,3 +175,13 @@ def side_from_spans(
     limits = np.cumsum((offset, *chunks)).tolist()
     blocks = [layer((hi - lo,), lo, spans(lo, hi)) for lo, hi in itertools.pairwise(limits)]
     return cast("da.Array", da.concatenate(blocks, axis=axis))
+
+
+#: The blocks of one pad side, ``chunks`` along ``axis`` from padded position ``offset``,
+#: the block at ``[start, stop)`` computed as ``kernel(*pieces, axis=, piece_starts=,
+#: start=, stop=, **kwargs)`` from the input elements ``spans(start, stop)`` names
+#: (``(chunk, lo, hi)`` each): with classic graphs one lazy layer whose tasks cut the grid
+#: blocks they read (:meth:`daskpad.core.grid.Grid.side_from_spans`); under query planning
+#: one layer per side reading the side's few slabs, or one per block where the slabs would
+#: exceed the budget.
+side_from_spans = per_graph_mode(classic=_side_from_grid, planned=_side_from_slabs)
