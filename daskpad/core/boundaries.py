@@ -41,9 +41,13 @@ def names() -> dict[str, dict[str, str | None]]:
     return out
 
 
-def meanings(word: str) -> dict[str, str | None]:
-    """The numpy mode ``word`` means in each library that has it."""
-    return {lib: table[word] for lib, table in names().items() if word in table}
+def meanings(
+    word: str, known: Mapping[str, Mapping[str, str | None]] | None = None
+) -> dict[str, str | None]:
+    """The numpy mode ``word`` means in each library that has it (in ``known``, a table
+    of :func:`names`, where given)."""
+    known = names() if known is None else known
+    return {lib: table[word] for lib, table in known.items() if word in table}
 
 
 def translate(boundary: Any, name: str = "boundary") -> tuple[str | None, dict[str, Any]]:
@@ -76,7 +80,7 @@ def translate(boundary: Any, name: str = "boundary") -> tuple[str | None, dict[s
                 f"it has {', '.join(map(repr, known[lib]))}"
             )
         return known[lib][word], {}
-    found = meanings(boundary)
+    found = meanings(boundary, known)
     if not found:
         words = sorted({w for table in known.values() for w in table})
         raise ValueError(f"{name}={boundary!r} is not a boundary name; known: {', '.join(words)}")

@@ -27,6 +27,7 @@ from daskpad.core.registry import (
     Mode,
     check_kwargs,
     mode_named,
+    numpy_pad,
 )
 
 
@@ -357,10 +358,7 @@ def check_with_numpy(
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            if plan.mode.reference is None:
-                padded: np.ndarray = np.pad(sample, widths, mode=mode, **kwargs)
-            else:  # a mode numpy does not have: its own reference stands in
-                padded = plan.mode.reference(sample, widths, **kwargs)
+            padded: np.ndarray = numpy_pad(sample, widths, mode, **kwargs)
     except Exception as exc:
         if empty_stat is not None and isinstance(exc, ValueError):
             raise empty_stat from None  # numpy met the empty statistic first

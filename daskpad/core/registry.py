@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 #: a family's graph builder: ``build(grid, axis plan, plan, side chunks) -> (before, after)``
 #: (:mod:`daskpad.core.sides` has the types)
 Builder = Callable[..., Any]
@@ -146,6 +148,16 @@ def mode_named(mode: Any) -> Mode:
         raise ValueError(
             f"mode '{mode}' is not supported; choose one of {sorted(MODES)} or a function"
         ) from None
+
+
+def numpy_pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
+    """numpy.pad of an in-memory ``array``, or for a registered mode numpy does not have,
+    the reference the mode registered (:attr:`Mode.reference`): what an argument check on
+    a sample, an in-memory variable of pad2 and the test oracle each pad with."""
+    spec = _MODES.get(mode) if isinstance(mode, str) else None
+    if spec is not None and spec.reference is not None:
+        return spec.reference(np.asarray(array), pad_width, **kwargs)
+    return np.pad(array, pad_width, mode=mode, **kwargs)
 
 
 def modes_taking(kwargs: Iterable[str]) -> list[str]:

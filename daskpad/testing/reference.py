@@ -13,7 +13,7 @@ import dask.array as da
 import numpy as np
 
 from daskpad.api.pad import pad
-from daskpad.core.registry import MODES, REFLECT_TYPES
+from daskpad.core.registry import MODES, REFLECT_TYPES, numpy_pad
 
 __all__ = [
     "DTYPES",
@@ -90,15 +90,6 @@ def _numpy_reference(
     if callable(mode):
         mode = _honour_return(mode)
     return numpy_pad(data, pad_width, mode, **kwargs)
-
-
-def numpy_pad(data: Any, pad_width: Any, mode: Any, **kwargs: Any) -> Any:
-    """numpy.pad, or for a registered mode numpy does not have, the reference the mode
-    registered (:attr:`daskpad.core.registry.Mode.reference`)."""
-    spec = MODES.get(mode) if isinstance(mode, str) else None
-    if spec is not None and spec.reference is not None:
-        return spec.reference(np.asarray(data), pad_width, **kwargs)
-    return np.pad(data, pad_width, mode=mode, **kwargs)
 
 
 def _per_axis(mode: Any) -> bool:

@@ -14,7 +14,7 @@ import numpy as np
 import xarray as xr
 
 from daskpad.api.pad import pad
-from daskpad.core.registry import MODES, keywords
+from daskpad.core.registry import MODES, keywords, numpy_pad
 from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING
 from daskpad.xarray.labelled import Pair, per_dim, reflect_types_by_dim
 
@@ -42,11 +42,12 @@ def pad_data(
     kwargs: Mapping[str, Any],
     chunks: Any,
 ) -> Any:
-    """One variable's data: lazily through daskpad.pad if dask-backed, else numpy.pad."""
+    """One variable's data: lazily through daskpad.pad if dask-backed, else numpy.pad (or
+    a registered mode's reference, :func:`daskpad.core.registry.numpy_pad`)."""
     if isinstance(data, da.Array):
         extra = {} if chunks is None else {"chunks": chunks}
         return pad(data, tuple(widths), mode=mode, **kwargs, **extra)
-    return np.pad(data, tuple(widths), mode=mode, **kwargs)
+    return numpy_pad(data, tuple(widths), mode, **kwargs)
 
 
 def fitting_encoding(encoding: Mapping[Any, Any], dtype_changed: bool) -> dict[Any, Any]:
@@ -308,7 +309,7 @@ def _chained(
             if step.default_fill:
                 kwargs["constant_values"] = fill
             alone = [w if i == k else (0, 0) for i, w in enumerate(widths)]
-            data = np.pad(data, alone, mode=step.mode, **kwargs)
+            data = numpy_pad(data, alone, step.mode, **kwargs)
         return data
     for group in ([k for k in axes if k < cast_at], [k for k in axes if k >= cast_at]):
         if not group:
