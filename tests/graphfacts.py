@@ -11,17 +11,15 @@ import dask.array as da
 import numpy as np
 from dask.core import get_dependencies
 
-from daskpad._compat.graphs import picked_block
-
 
 def graph_of(x: da.Array) -> dict[Hashable, Any]:
     return dict(x.__dask_graph__())
 
 
 def is_alias(graph: dict[Hashable, Any], value: Any) -> bool:
-    """A task that only renames another key (classic tuple-key alias, ``Alias`` node, or a
-    block of :func:`daskpad._compat.graphs.picked_array`, which dask fuses into its consumers)."""
-    if type(value).__name__ == "Alias" or getattr(value, "func", None) is picked_block:
+    """A task that only renames another key (classic tuple-key alias, or an ``Alias`` node,
+    as every block of :func:`daskpad._compat.graphs.picked_array` is)."""
+    if type(value).__name__ == "Alias":
         return True
     try:
         return isinstance(value, (tuple, str)) and value in graph
@@ -35,9 +33,6 @@ def alias_of(graph: dict[Hashable, Any], value: Any) -> Hashable | None:
         return None
     if type(value).__name__ == "Alias":
         return value.target
-    if getattr(value, "func", None) is picked_block:
-        (key,) = value.dependencies
-        return key
     return value
 
 
@@ -118,3 +113,28 @@ def _flat_keys(y: da.Array) -> list[tuple[Any, ...]]:
 
     walk(keys)
     return out
+
+
+def subgraph_depth(node: Any) -> int:
+    """How deeply dask's fused subgraphs nest in a task: 0 for a plain task, 1 for a task
+    running one subgraph (``_execute_subgraph``: dask orders and runs a graph inside the
+    task), 2 for a subgraph holding another, and so on."""
+    from dask._task_spec import Task
+
+    if not isinstance(node, Task):
+        return 0
+    if node.has_subgraph():
+        return 1 + max((subgraph_depth(t) for t in node.args[0].values()), default=0)
+    inner = [*node.args, *node.kwargs.values()]
+    return max((subgraph_depth(t) for t in inner), default=0)
+
+
+def deepest_nesting(*collections: Any) -> int:
+    """The deepest :func:`subgraph_depth` of any task of the graph ``dask.compute`` runs
+    for ``collections`` (optimised as it optimises them)."""
+    from dask._task_spec import convert_legacy_graph
+
+    from daskpad._compat.graphs import optimized_graph
+
+    dsk, _keys = optimized_graph(list(collections))
+    return max((subgraph_depth(t) for t in convert_legacy_graph(dict(dsk)).values()), default=0)

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import dask
 import dask.array as da
+import graphfacts
 import numpy as np
 import pytest
+from dask._task_spec import Alias
 
 import daskpad
 from daskpad._compat import graphs as _dask
@@ -56,8 +58,8 @@ def test_lazy_array_makes_tasks_only_when_the_graph_is_read():
 
 
 @classic_only
-def test_picked_array_picks_blocks_and_fuses_into_its_consumer():
-    x = da.arange(12, chunks=3) * 10  # a blockwise layer: it must not be fused into y
+def test_picked_array_picks_blocks_and_fuses_with_its_consumer():
+    x = da.arange(12, chunks=3) * 10
     order = (3, 0, 2, 1, 1, 2, 0, 3)  # every block of x picked twice
     y = _dask.picked_array(
         "picked-a", ((3,) * 8,), source=lambda i: (x.name, order[i[0]]), dependencies=[x], meta=x
@@ -66,10 +68,12 @@ def test_picked_array_picks_blocks_and_fuses_into_its_consumer():
     np.testing.assert_array_equal(y.compute(), np.concatenate([blocks[i] for i in order]))
     np.testing.assert_array_equal(y[4:8].compute(), blocks[[0, 2]].ravel()[1:5])
     dsk, _ = _dask.optimized_graph([y + 1])
-    # y + 1: one task per block, reading x's block directly (no alias, no picked key)
-    names = [key[0] for key in dsk]
-    assert "picked-a" not in names and names.count((y + 1).name) == 8
-    assert all(type(node).__name__ == "Task" for node in dsk.values())
+    # y + 1: each block's alias fused with its consumer's task (one subgraph, not nested);
+    # no picked key is left to run as a task of its own
+    assert not [k for k in dsk if k[0] == "picked-a"]
+    assert graphfacts.deepest_nesting(y + 1) == 1
+    assert y.dask.layers["picked-a"]["picked-a", 5] == Alias(("picked-a", 5), (x.name, 2))
+    assert ("picked-a", 8) not in y.dask.layers["picked-a"]
 
 
 def test_a_mark_is_found_where_graphs_have_layers():

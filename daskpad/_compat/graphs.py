@@ -22,7 +22,6 @@ from typing import Any, cast
 import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
-from dask.blockwise import Blockwise, BlockwiseDep
 
 Chunks = tuple[tuple[int, ...], ...]
 #: Where a block comes from: the key of the block a picked array's block ``index`` is.
@@ -203,12 +202,10 @@ def aliases_of(
 def shipped_aliases(name: str, shifted: Shifted, outside: dict[Hashable, Any]) -> Any:
     """A picked layer as a scheduler gets it: its aliases, those of the shifted part made
     here from ``shifted`` rather than shipped one by one."""
-    from dask.highlevelgraph import MaterializedLayer
-
     dsk = dict(outside)
     with _collector_paused():
         dsk.update(shifted.aliases(name))
-    return MaterializedLayer(dsk)
+    return dsk
 
 
 def picked_array(
@@ -224,29 +221,19 @@ def picked_array(
     ``source(index)`` of one of ``dependencies``, picked as it is (never copied);
     ``shifted``, where given, says which blocks ``source`` finds by a shift of their index.
 
-    The layer is one of dask's ``Blockwise`` layers, so dask fuses a blockwise consumer
-    (a reduction's first step, an elementwise operation) into it: each block of the
-    consumer becomes one task reading the picked key directly. An alias per block instead
-    costs the consumer's tasks an alias each, and dask's linear fusion of those chains
-    (a small graph ordered inside every fused task) was about a tenth of the time of a
-    wide pad summed."""
-    from dask._task_spec import Task, TaskRef
-    from dask.blockwise import blockwise_token
+    Each block is dask's ``Alias`` of the picked key, made when the graph is materialised
+    (:class:`_PickedLayer`), as ``dask.array.concatenate`` makes them: dask's linear fusion
+    then joins the picked key's task, the alias and a blockwise consumer (a reduction's
+    first step, an elementwise operation) into one task with one subgraph. (A
+    ``Blockwise`` layer, which dask fuses its consumer into, nests that fused subgraph in a
+    second one around the input's task: a ``dask.order`` of its own each time a block runs.)
+    """
     from dask.highlevelgraph import HighLevelGraph
 
-    pick = _Pick(name, tuple(len(c) for c in chunks), source, shifted)
-    out = tuple(f"{name}-{i}" for i in range(len(chunks)))
-    layer = _PickedLayer(
-        name,
-        out,
-        Task(name, picked_block, TaskRef(blockwise_token(0)), TaskRef(blockwise_token(1))),
-        [(_Picked(pick), out), (_Unfused(name), (f"{name}-unfused",))],
-        numblocks={},
-    )
-    layer.pick = pick
+    layer = _PickedLayer(_Pick(name, tuple(len(c) for c in chunks), source, shifted))
     graph = HighLevelGraph.from_collections(
         name,
-        layer,
+        layer,  # type: ignore[arg-type]  # a Mapping of keys to aliases, made on demand
         dependencies=list(dependencies),  # type: ignore[arg-type]
     )
     return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
@@ -268,93 +255,65 @@ class _Pick:
     shifted: Shifted | None
 
 
-class _PickedLayer(Blockwise):
-    """Fused, the layer is dask's Blockwise; materialised (a graph not fused, or shipped
-    to a scheduler), each block is dask's ``Alias`` of the picked key, made directly (not a
-    task built through dask's blockwise machinery, which takes ten times as long per block
-    and pickles four times as large)."""
+class _PickedLayer(Mapping[Hashable, Any]):
+    """A picked array's layer: the alias of one block when asked for it, all of them at
+    once when dask materialises the layer (those of the shifted part made from the shift,
+    with Python's cyclic collector paused: 10^6 of them take about a second)."""
 
-    pick: _Pick
+    def __init__(self, pick: _Pick):
+        self.pick = pick
+        self._all: dict[Hashable, Any] | None = None
 
-    @property
-    def _dict(self) -> dict[Hashable, Any]:
-        try:
-            return self._cached_dict["dsk"]  # type: ignore[no-any-return]
-        except AttributeError:
+    def _made(self) -> dict[Hashable, Any]:
+        if self._all is None:
             p = self.pick
-            blocks: Iterable[tuple[int, ...]]
-            blocks = self.output_blocks or itertools.product(*map(range, p.grid))
             dsk: dict[Hashable, Any] = {}
+            blocks: Iterable[tuple[int, ...]] = itertools.product(*map(range, p.grid))
             with _collector_paused():
-                if p.shifted is not None and not self.output_blocks:
+                if p.shifted is not None:
                     dsk.update(p.shifted.aliases(p.name))
                     blocks = p.shifted.outside(p.grid)
                 dsk.update(aliases_of(p.name, blocks, p.source))
-            self._cached_dict = {"dsk": dsk}
-            return dsk
+            self._all = dsk
+        return self._all
 
-    def _cull(self, output_blocks: set[tuple[int, ...]]) -> Blockwise:
-        culled: Blockwise = super()._cull(output_blocks)  # type: ignore[no-untyped-call]
-        culled.__class__ = _PickedLayer  # dask's copy with fewer blocks, materialised as above
-        cast("_PickedLayer", culled).pick = self.pick
-        return culled
+    def __getitem__(self, key: Hashable) -> Any:
+        if self._all is not None:
+            return self._all[key]
+        p = self.pick
+        if not (
+            isinstance(key, tuple)
+            and len(key) == len(p.grid) + 1
+            and key[0] == p.name
+            and all(
+                isinstance(i, (int, np.integer)) and 0 <= i < n for i, n in zip(key[1:], p.grid)
+            )
+        ):
+            raise KeyError(key)
+        ((_, alias),) = aliases_of(p.name, [tuple(int(i) for i in key[1:])], p.source)
+        return alias
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return int(np.prod(self.pick.grid, dtype=np.int64))
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self[key]
+        except (KeyError, TypeError):
+            return False
+        return True
 
     def __reduce__(self) -> tuple[Any, ...]:
         # what picks the keys does not pickle; the aliases it makes do, those of the
         # shifted part (the interior) as the few numbers that make them
-        from dask.highlevelgraph import MaterializedLayer
-
         p = self.pick
-        if p.shifted is None or self.output_blocks:
-            return (MaterializedLayer, (dict(self),))
+        if p.shifted is None:
+            return (dict, (self._made(),))
         outside = dict(aliases_of(p.name, p.shifted.outside(p.grid), p.source))
         return (shipped_aliases, (p.name, p.shifted, outside))
-
-
-class _Picked(BlockwiseDep):
-    """The picked key of each block: a reference for culling (``[index]``), a task
-    reading it for the graph (``get``)."""
-
-    produces_tasks = False
-
-    def __init__(self, pick: _Pick):
-        self.pick = pick
-        self.numblocks = pick.grid
-
-    @property
-    def produces_keys(self) -> bool:
-        return True
-
-    def __getitem__(self, index: tuple[int, ...]) -> Any:
-        from dask._task_spec import TaskRef
-
-        return TaskRef(self.pick.source(tuple(int(i) for i in index)))  # type: ignore[arg-type]
-
-    def get(self, index: tuple[int, ...], default: Any = None) -> Any:
-        from dask._task_spec import Task
-
-        return Task(None, picked_block, self[index])
-
-    def __dask_tokenize__(self) -> Any:
-        return ("daskpad-picked", self.pick.name)
-
-
-class _Unfused(BlockwiseDep):
-    """A contracted index of one block and no value: dask's blockwise fusion then never
-    pulls the layers a picked layer reads into it (it would, as if they were read block by
-    block, which they are not)."""
-
-    produces_tasks = False
-    numblocks = (1,)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __getitem__(self, index: tuple[int, ...]) -> None:
-        return None
-
-    def __dask_tokenize__(self) -> Any:
-        return ("daskpad-unfused", self.name)
 
 
 @contextlib.contextmanager
@@ -368,11 +327,6 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def picked_block(block: Any, *_: Any) -> Any:
-    """The task function of :func:`picked_array`'s blocks: the picked block as it is."""
-    return block
 
 
 def task(key: Hashable, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
