@@ -43,6 +43,10 @@ pipeline     pad+reduce and pad+store (zarr) of a lazily generated float32 array
              threads, against the same pipeline without padding: pad 64 on 28672 x 28672
              (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case; stores with
              zarr's default codec, daskpad's result through ``daskpad.to_zarr``.
+ahead        pad + sum, daskpad beside dask.array.pad, each a ratio to the unpadded sum in
+             interleaved rounds (median of at least 7): pad 64 on 20000 x 20000 float64 in
+             chunks of 2000 and pad 1500 on 3000 x 3000 in chunks of 250, every mode
+             family, with each row's target and whether it is met.
 cluster      the same on a 2-worker LocalCluster (process workers), by default on
              12288 x 12288 (0.6 GB, 2048 x 2048 chunks), pad 64 (``--cluster-*``).
 callable     mode=<function> on a ~1 GB array: time and peak memory.
@@ -93,6 +97,7 @@ from typing import Any
 # ``benchmarks`` in the repository root (appended: daskpad stays the one found first)
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_ahead import section_ahead
 from benchmarks.bench_big import BIG_MODES, section_big
 from benchmarks.bench_build import BUILD_BIG_SIDE, section_build
 from benchmarks.bench_callable import section_callable
@@ -112,6 +117,7 @@ SECTIONS = {
     "inmem": section_inmem,
     "build": section_build,
     "pipeline": section_pipeline,
+    "ahead": section_ahead,
     "cluster": section_cluster,
     "callable": section_callable,
     "overlap": section_overlap,
@@ -160,6 +166,7 @@ TITLES = {
     "inmem": "In-memory arrays, computed into memory (ratio = time / numpy.pad)",
     "build": "Graph build (pad call, graph materialisation, optimize) and tasks added",
     "pipeline": "Pipelines on local threads (ratio = time / same pipeline unpadded)",
+    "ahead": "pad + sum beside dask.array.pad (ratio = time / unpadded sum, paired rounds)",
     "cluster": "Pipelines on a 2-worker LocalCluster (ratio = time / unpadded)",
     "callable": "mode=<function>, padded and reduced (peak MB = extra resident memory)",
     "overlap": "Stencils with a halo: daskpad.map_overlap against dask.array.map_overlap",

@@ -1,0 +1,149 @@
+"""ahead: pad + sum, daskpad beside dask.array.pad in the same run, each as a ratio to the
+unpadded sum, in interleaved rounds (the three in a rotating order each round), the median
+of the per-round ratios.
+
+Geometries: pad 64 on 20000 x 20000 float64 in chunks of 2000 (the slab modes'
+everyday case), and pads wider than the chunks: 1500 on 3000 x 3000 in chunks of 250.
+``--quick``: 1024 x 1024 in chunks of 128, pad 8, and 384 x 384 in chunks of 32, pad 192.
+The source is generated block by block (a smooth float64 function of the position), so
+every run reads nothing from memory that another left behind. Targets (the "target" and
+"met" columns): daskpad's ratio at most dask.array.pad's + 0.03 where dask.array.pad's
+sum is right (it equals numpy.pad's, here: daskpad's, which the parity suites hold to
+numpy.pad), at most 1.10 for the slab modes and 1.3 for whole-axis statistics in the
+first geometry.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+
+import daskpad
+
+from .common import _progress
+
+#: (label, mode, keywords): every mode family, with the statistics' slab and whole axis
+CASES: list[tuple[str, str, dict[str, Any]]] = [
+    ("constant", "constant", {}),
+    ("edge", "edge", {}),
+    ("reflect", "reflect", {}),
+    ("symmetric", "symmetric", {}),
+    ("wrap", "wrap", {}),
+    ("mean stat_length=16", "mean", {"stat_length": 16}),
+    ("median stat_length=16", "median", {"stat_length": 16}),
+    ("linear_ramp", "linear_ramp", {}),
+    ("mean (whole axis)", "mean", {}),
+]
+SLAB_MODES = {"constant", "edge", "reflect", "symmetric", "wrap"}
+
+
+def _positions64(block: np.ndarray, block_info: Any = None) -> np.ndarray:
+    loc = block_info[None]["array-location"]
+    (r0, r1), (c0, c1) = loc
+    rows = np.arange(r0, r1, dtype=np.float64)[:, None] * 1e-3
+    return rows + np.arange(c0, c1, dtype=np.float64)[None, :] * 2e-3
+
+
+def source(n: int, chunk: int) -> da.Array:
+    template = da.empty((n, n), chunks=chunk, dtype=np.float64)
+    meta = np.empty((0, 0), dtype=np.float64)
+    return template.map_blocks(_positions64, dtype=np.float64, meta=meta)
+
+
+def _dask_pad(x: da.Array, width: int, mode: str, **kwargs: Any) -> da.Array | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return da.pad(x, width, mode=mode, **kwargs)
+    except (NotImplementedError, ValueError):
+        return None  # (no median in dask.array.pad)
+
+
+def _time(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def paired_ratios(
+    x: da.Array, runs: dict[str, Callable[[], Any]], rounds: int
+) -> tuple[dict[str, float], float, dict[str, Any]]:
+    """Median over ``rounds`` of each run's time / the unpadded sum's in the same round
+    (the order rotating round by round), the median unpadded time, and each run's result."""
+    names = ["unpadded", *runs]
+    fns = {"unpadded": lambda: x.sum().compute(), **runs}
+    ratios: dict[str, list[float]] = {n: [] for n in runs}
+    base: list[float] = []
+    results: dict[str, Any] = {}
+    for r in range(rounds):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        took = {}
+        for n in order:
+            took[n], results[n] = _time(fns[n])
+        base.append(took["unpadded"])
+        for n in runs:
+            ratios[n].append(took[n] / took["unpadded"])
+    return {n: statistics.median(v) for n, v in ratios.items()}, statistics.median(base), results
+
+
+def _rows(
+    cfg: Any, geometry: str, n: int, chunk: int, width: int, rounds: int, everyday: bool
+) -> list[dict]:
+    rows = []
+    for label, mode, kwargs in CASES:
+        x = source(n, chunk)
+        ours = daskpad.pad(x, width, mode=mode, **kwargs)
+        theirs = _dask_pad(x, width, mode, **kwargs)
+        runs = {"daskpad": lambda y=ours: y.sum().compute()}
+        if theirs is not None:
+            runs["dask.array.pad"] = lambda y=theirs: y.sum().compute()
+        with dask.config.set(scheduler="threads"):
+            ratio, base, results = paired_ratios(x, runs, rounds)
+        right = theirs is not None and bool(
+            np.isclose(results["dask.array.pad"], results["daskpad"], rtol=1e-9)
+        )
+        row: dict[str, Any] = {
+            "geometry": geometry,
+            "mode": label,
+            "unpadded s": base,
+            "daskpad ratio": ratio["daskpad"],
+            "dask.array.pad ratio": (
+                ratio["dask.array.pad"] if right else ("wrong" if theirs is not None else "none")
+            ),
+        }
+        bars = [ratio["dask.array.pad"] + 0.03] if right else []
+        if everyday and mode in SLAB_MODES:
+            bars.append(1.10)
+        elif everyday and "stat_length" not in kwargs and mode == "mean":
+            bars.append(1.3)  # a whole-axis statistic
+        target = min(bars) if bars else None
+        row["target"] = target
+        row["met"] = "-" if target is None else ("yes" if ratio["daskpad"] <= target else "no")
+        _progress(cfg, "ahead", row)
+        rows.append(row)
+    return rows
+
+
+def section_ahead(cfg: Any) -> list[dict]:
+    rounds = max(cfg.repeat, 1 if cfg.quick else 7)
+    if cfg.quick:
+        geometries = [
+            ("pad 8 on 1024², chunks 128", 1024, 128, 8),
+            ("pad 192 on 384², chunks 32", 384, 32, 192),
+        ]
+    else:
+        geometries = [
+            ("pad 64 on 20000², chunks 2000", 20_000, 2_000, 64),
+            ("pad 1500 on 3000², chunks 250", 3_000, 250, 1_500),
+        ]
+    rows = []
+    for k, (geometry, n, chunk, width) in enumerate(geometries):
+        rows += _rows(cfg, geometry, n, chunk, width, rounds, everyday=k == 0)
+    return rows
