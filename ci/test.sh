@@ -35,7 +35,7 @@ if [ "${DASKPAD_COVERAGE:-1}" != 0 ]; then
         export COVERAGE_CORE=sysmon
     fi
 fi
-python -m pytest "${COVERAGE[@]}" "$@"
+python -m pytest ${COVERAGE[@]+"${COVERAGE[@]}"} "$@"
 took "classic graphs"
 if [ "${DASKPAD_GRAPHS:-all}" != classic ]; then
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"

@@ -3,6 +3,7 @@ modes (the suite runs under each), and no other module reaching past it."""
 
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 
@@ -72,8 +73,34 @@ def test_picked_array_picks_blocks_and_fuses_with_its_consumer():
     # no picked key is left to run as a task of its own
     assert not [k for k in dsk if k[0] == "picked-a"]
     assert graphfacts.deepest_nesting(y + 1) == 1
-    assert y.dask.layers["picked-a"]["picked-a", 5] == Alias(("picked-a", 5), (x.name, 2))
-    assert ("picked-a", 8) not in y.dask.layers["picked-a"]
+
+
+@classic_only
+@pytest.mark.parametrize("shifted", [False, True])
+def test_a_picked_layer_makes_only_the_aliases_asked_for(shifted):
+    x = da.arange(12, chunks=3) * 10
+    order = (3, 0, 0, 1, 2, 3)  # x's blocks 0..3 at 2..5 (shifted by 2), two more before
+    y = _dask.picked_array(
+        "picked-b",
+        ((3,) * 6,),
+        source=lambda i: (x.name, order[i[0]]),
+        dependencies=[x],
+        meta=x,
+        shifted=_dask.Shifted(x.name, (2,), (6,)) if shifted else None,
+    )
+    layer = y.dask.layers["picked-b"]
+    assert layer["picked-b", 5] == Alias(("picked-b", 5), (x.name, 3))
+    for missing in [("picked-b", 6), ("picked-b", 1.0), ("picked-b", -1), ("other", 1), 5]:
+        assert missing not in layer
+        with pytest.raises(KeyError):
+            layer[missing]
+    # a slice culls the layer to the aliases it reads: the layer is never made whole
+    np.testing.assert_array_equal(y[:3].compute(), [90, 100, 110])
+    assert not layer.is_materialized()
+    assert len(layer) == len(list(layer)) == 6 and layer.is_materialized()
+    assert ("picked-b", 1.0) not in layer  # (the same answers once made)
+    shipped = pickle.loads(pickle.dumps(layer))
+    assert dict(shipped) == dict(layer)
 
 
 def test_a_mark_is_found_where_graphs_have_layers():

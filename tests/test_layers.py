@@ -10,7 +10,9 @@ table as the one list of modes.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
+import pickle
 import re
 from pathlib import Path
 
@@ -167,7 +169,15 @@ def _calls(tree: ast.AST, name: str) -> int:
 
 def test_only_the_door_reads_the_graph_mode():
     outside = {n: t for n, t in MODULES.items() if not n.startswith("daskpad._compat")}
-    readers = [n for n, t in outside.items() if _calls(t, "query_planning")]
+    readers = [
+        n
+        for n, t in outside.items()
+        if _calls(t, "query_planning")
+        or _calls(t, "array_expr_enabled")
+        or any(
+            isinstance(c, ast.Constant) and c.value == "array.query-planning" for c in ast.walk(t)
+        )
+    ]
     importers = [
         n
         for n, t in outside.items()
@@ -178,6 +188,17 @@ def test_only_the_door_reads_the_graph_mode():
     assert readers == importers == []
     steps = {n: _calls(t, "per_graph_mode") for n, t in outside.items()}
     assert {n: c for n, c in steps.items() if c} == PER_GRAPH_MODE
+    # each pair is bound in its module under the name it was given (it pickles so)
+    for name, count in PER_GRAPH_MODE.items():
+        module = importlib.import_module(name)
+        bound = {
+            k: v
+            for k, v in vars(module).items()
+            if getattr(getattr(v, "__code__", None), "co_name", None) == "chosen"
+        }
+        assert len(bound) == count
+        assert all(v.__name__ == k and v.__module__ == name for k, v in bound.items())
+        assert all(pickle.loads(pickle.dumps(v)) is v for v in bound.values())
 
 
 @pytest.mark.parametrize(

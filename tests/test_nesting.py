@@ -47,11 +47,10 @@ def source() -> da.Array:
 
 
 def _dask_pad(x: da.Array, width: Any, mode: Any) -> da.Array | None:
-    """dask.array.pad's result, or None where dask.array.pad does not have the mode."""
-    try:
-        return da.pad(x, width, mode=mode, **KWARGS.get(str(mode), {}))
-    except (ValueError, TypeError, NotImplementedError):
+    """dask.array.pad's result, or None for the mode dask.array.pad does not have."""
+    if mode == "median":
         return None
+    return da.pad(x, width, mode=mode, **KWARGS.get(str(mode), {}))
 
 
 @pytest.mark.parametrize("consumer", sorted(CONSUMERS))

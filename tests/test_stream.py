@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import daskpad
 from daskpad._compat.graphs import query_planning
+from daskpad.core import regrid as regrid_module
 from daskpad.core.regrid import own_grid
 from daskpad.store import stream as _stream
 
@@ -282,6 +283,13 @@ def test_a_regridded_array_remembers_the_blocks_it_was_made_of():
     assert own.chunks == daskpad.pad(x, 2, mode="reflect").chunks != y.chunks
     np.testing.assert_array_equal(own.compute(), y.compute())
     assert own_grid(x) is x
+    # remembered beside the array, for as long as it lives, and only for it
+    remembered = len(regrid_module._OWN_GRIDS)
+    del y, own
+    gc.collect()
+    assert len(regrid_module._OWN_GRIDS) == remembered - 1
+    z = da.zeros((10, 10), chunks=3)  # (may take a dropped array's id)
+    assert own_grid(z) is z
 
 
 def test_a_padded_array_once_dropped_frees_its_input(tmp_path):

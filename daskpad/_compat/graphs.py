@@ -22,6 +22,8 @@ from typing import Any, cast
 import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
+from dask.highlevelgraph import Layer
+from dask.typing import Key
 
 Chunks = tuple[tuple[int, ...], ...]
 #: Where a block comes from: the key of the block a picked array's block ``index`` is.
@@ -202,10 +204,12 @@ def aliases_of(
 def shipped_aliases(name: str, shifted: Shifted, outside: dict[Hashable, Any]) -> Any:
     """A picked layer as a scheduler gets it: its aliases, those of the shifted part made
     here from ``shifted`` rather than shipped one by one."""
+    from dask.highlevelgraph import MaterializedLayer
+
     dsk = dict(outside)
     with _collector_paused():
         dsk.update(shifted.aliases(name))
-    return dsk
+    return MaterializedLayer(dsk)
 
 
 def picked_array(
@@ -233,7 +237,7 @@ def picked_array(
     layer = _PickedLayer(_Pick(name, tuple(len(c) for c in chunks), source, shifted))
     graph = HighLevelGraph.from_collections(
         name,
-        layer,  # type: ignore[arg-type]  # a Mapping of keys to aliases, made on demand
+        layer,
         dependencies=list(dependencies),  # type: ignore[arg-type]
     )
     return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
@@ -255,14 +259,26 @@ class _Pick:
     shifted: Shifted | None
 
 
-class _PickedLayer(Mapping[Hashable, Any]):
-    """A picked array's layer: the alias of one block when asked for it, all of them at
-    once when dask materialises the layer (those of the shifted part made from the shift,
+class _PickedLayer(Layer):
+    """A picked array's layer (one of dask's graph layers): the alias of one block when
+    asked for it; culled, the aliases of the blocks asked for; all of them at once only
+    when dask materialises the whole layer (those of the shifted part made from the shift,
     with Python's cyclic collector paused: 10^6 of them take about a second)."""
 
     def __init__(self, pick: _Pick):
+        super().__init__()
         self.pick = pick
         self._all: dict[Hashable, Any] | None = None
+
+    def _index(self, key: object) -> tuple[int, ...] | None:
+        """The block index of ``key``, or None where ``key`` is not one of the layer's."""
+        p = self.pick
+        if not (isinstance(key, tuple) and len(key) == len(p.grid) + 1 and key[0] == p.name):
+            return None
+        index = key[1:]
+        if not all(isinstance(i, (int, np.integer)) and 0 <= i < n for i, n in zip(index, p.grid)):
+            return None
+        return tuple(int(i) for i in index)
 
     def _made(self) -> dict[Hashable, Any]:
         if self._all is None:
@@ -278,40 +294,51 @@ class _PickedLayer(Mapping[Hashable, Any]):
         return self._all
 
     def __getitem__(self, key: Hashable) -> Any:
+        index = self._index(key)
+        if index is None:
+            raise KeyError(key)
         if self._all is not None:
             return self._all[key]
-        p = self.pick
-        if not (
-            isinstance(key, tuple)
-            and len(key) == len(p.grid) + 1
-            and key[0] == p.name
-            and all(
-                isinstance(i, (int, np.integer)) and 0 <= i < n for i, n in zip(key[1:], p.grid)
-            )
-        ):
-            raise KeyError(key)
-        ((_, alias),) = aliases_of(p.name, [tuple(int(i) for i in key[1:])], p.source)
+        ((_, alias),) = aliases_of(self.pick.name, [index], self.pick.source)
         return alias
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __contains__(self, key: object) -> bool:
+        return self._index(key) is not None
+
+    def __iter__(self) -> Iterator[Key]:
         return iter(self._made())
 
     def __len__(self) -> int:
         return int(np.prod(self.pick.grid, dtype=np.int64))
 
-    def __contains__(self, key: object) -> bool:
-        try:
-            self[key]
-        except (KeyError, TypeError):
-            return False
-        return True
+    def is_materialized(self) -> bool:
+        return self._all is not None
+
+    @property
+    def has_legacy_tasks(self) -> bool:  # type: ignore[override,unused-ignore]
+        return False  # (dask's aliases, not tuples: asking would materialise the layer)
+
+    def get_output_keys(self) -> set[Key]:
+        p = self.pick
+        return {(p.name, *index) for index in itertools.product(*map(range, p.grid))}
+
+    def cull(
+        self, keys: set[Key], all_hlg_keys: Collection[Key]
+    ) -> tuple[Layer, Mapping[Key, set[Key]]]:
+        from dask.highlevelgraph import MaterializedLayer
+
+        out = {k: self[k] for k in keys if k in self}
+        deps = {k: set(alias.dependencies) for k, alias in out.items()}
+        return MaterializedLayer(out, annotations=self.annotations), deps
 
     def __reduce__(self) -> tuple[Any, ...]:
         # what picks the keys does not pickle; the aliases it makes do, those of the
         # shifted part (the interior) as the few numbers that make them
+        from dask.highlevelgraph import MaterializedLayer
+
         p = self.pick
         if p.shifted is None:
-            return (dict, (self._made(),))
+            return (MaterializedLayer, (self._made(),))
         outside = dict(aliases_of(p.name, p.shifted.outside(p.grid), p.source))
         return (shipped_aliases, (p.name, p.shifted, outside))
 

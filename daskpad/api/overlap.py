@@ -225,15 +225,15 @@ def _shared(
     # dask trims by the halo of the array of most dimensions (the first of those)
     first = max(range(len(xs)), key=lambda i: (xs[i].ndim, -i))
     crops = _output_widths(padded[first], kwargs)
-    halo = _output_widths(widths[first], kwargs)
-    return _trimmed_halos(func, ys, halos, halo, crops, kwargs)
+    output_halo = _output_widths(widths[first], kwargs)
+    return _trimmed_halos(func, ys, halos, output_halo, crops, kwargs)
 
 
 def _trimmed_in_one_step(
     func: Callable[..., Any],
     ys: list[da.Array],
     halos: list[dict[int, tuple[int, int]]],
-    halo: tuple[tuple[int, int], ...],
+    output_halo: tuple[tuple[int, int], ...],
     crops: tuple[tuple[int, int], ...],
     kwargs: dict[str, Any],
 ) -> da.Array:
@@ -241,14 +241,14 @@ def _trimmed_in_one_step(
     # the pad's crop in one step: the halo cut off inside, the pad at the array's edges
     shared = [overlap(y, depth=h, boundary="none", allow_rechunk=False) for y, h in zip(ys, halos)]
     out = da.map_blocks(func, *shared, **kwargs)
-    return _trimmed(out, halo, crops)
+    return _trimmed(out, output_halo, crops)
 
 
 def _trimmed_by_dask(
     func: Callable[..., Any],
     ys: list[da.Array],
     halos: list[dict[int, tuple[int, int]]],
-    halo: tuple[tuple[int, int], ...],
+    output_halo: tuple[tuple[int, int], ...],
     crops: tuple[tuple[int, int], ...],
     kwargs: dict[str, Any],
 ) -> da.Array:
@@ -260,9 +260,13 @@ def _trimmed_by_dask(
     return crop(out, crops)
 
 
-#: ``func`` over the blocks of ``ys`` with their ``halos``, the halo (``halo``, the
-#: output's) and the pad (``crops``) cut off the result, in dask's current graph mode
-_trimmed_halos = per_graph_mode(classic=_trimmed_in_one_step, planned=_trimmed_by_dask)
+_trimmed_halos = per_graph_mode(
+    "_trimmed_halos",
+    "``func`` over the blocks of ``ys`` with their ``halos``, the output's halo and the pad "
+    "(``crops``) cut off the result.",
+    classic=_trimmed_in_one_step,
+    planned=_trimmed_by_dask,
+)
 
 
 def _edges(

@@ -88,10 +88,12 @@ def _blocks_from_nothing_mapped(
     )
 
 
-#: An array without inputs whose block at each index is ``kernel(shape=<that block's
-#: shape>, **kwargs)`` (under query planning, the shape comes as ``block_info``).
 blocks_from_nothing = per_graph_mode(
-    classic=_blocks_from_nothing_layer, planned=_blocks_from_nothing_mapped
+    "blocks_from_nothing",
+    """An array without inputs whose block at each index is ``kernel(shape=<that block's
+    shape>, **kwargs)`` (under query planning, the shape comes as ``block_info``).""",
+    classic=_blocks_from_nothing_layer,
+    planned=_blocks_from_nothing_mapped,
 )
 
 
@@ -382,6 +384,11 @@ class PlannedGrid(Grid):
         index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
         return cast("da.Array", self.concatenated[index])
 
+    def side_from_spans(self, *args: Any, **kwargs: Any) -> da.Array:
+        # (a pad side of classic lazy layers; daskpad.core.sides builds the query-planning
+        # form from slabs)
+        raise NotImplementedError("a lazy layer of picked keys needs dask's classic graphs")
+
     def map_slab(
         self,
         axis: int,
@@ -411,8 +418,13 @@ class PlannedGrid(Grid):
         return remembering(y.rechunk(target), lambda: y)
 
 
-#: The block grid of an array, in the form for dask's current graph mode.
-new_grid = per_graph_mode(classic=Grid, planned=PlannedGrid)
+new_grid = per_graph_mode(
+    "new_grid",
+    "The block grid of ``x``: a :class:`Grid` with classic graphs, a :class:`PlannedGrid` "
+    "under query planning.",
+    classic=Grid,
+    planned=PlannedGrid,
+)
 
 
 def _names(p: _Padded) -> tuple[Any, ...]:

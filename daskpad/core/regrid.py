@@ -48,7 +48,12 @@ def _regrid_rechunk(a: da.Array, target: Chunks) -> da.Array:
     return cast("da.Array", a.rechunk(target, threshold=ONE_STAGE))
 
 
-_regridded = per_graph_mode(classic=_regrid_layer, planned=_regrid_rechunk)
+_regridded = per_graph_mode(
+    "_regridded",
+    "``a`` in ``target`` chunks: one lazy layer, or dask's one-stage rechunk.",
+    classic=_regrid_layer,
+    planned=_regrid_rechunk,
+)
 
 #: what makes each regridded array in the chunks it was made from, by the array's id (made
 #: on demand: most regridded arrays are never asked); an entry goes with its array
@@ -56,12 +61,14 @@ _OWN_GRIDS: dict[int, tuple[weakref.ref[da.Array], Callable[[], da.Array]]] = {}
 
 
 def remembering(regridded: da.Array, own: Callable[[], da.Array]) -> da.Array:
-    """``regridded``, remembered as made from ``own()`` (:func:`own_grid`)."""
+    """``regridded``, remembered as made from ``own()`` (:func:`own_grid`) for as long as
+    it lives. ``own`` must not refer to ``regridded`` (the table would keep it alive).
+    (A table by identity: a dask array has no hash, and its ``==`` is elementwise.)"""
     key = id(regridded)
 
     def forget(ref: weakref.ref[da.Array]) -> None:
-        if _OWN_GRIDS.get(key, (None,))[0] is ref:
-            del _OWN_GRIDS[key]
+        if _OWN_GRIDS.get(key, (None,))[0] is ref:  # (not a newer array of the same id)
+            _OWN_GRIDS.pop(key, None)
 
     _OWN_GRIDS[key] = (weakref.ref(regridded, forget), own)
     return regridded

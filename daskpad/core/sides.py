@@ -91,6 +91,7 @@ def blockwise_chunks(
                 out,
                 *args,
                 new_axes={ndim: tuple(chunks)},  # one chunk per block of the index
+                align_arrays=False,  # (the inputs share the face chunks already)
                 dtype=like.dtype,
                 meta=meta_from_array(like._meta, ndim=ndim),
                 token=kernel.__name__,
@@ -121,6 +122,7 @@ def blockwise_along(
             out,
             *_contracted(ndim, along, inputs),
             new_axes={ndim: size},
+            align_arrays=False,  # (the inputs share the face chunks already)
             dtype=like.dtype,
             meta=meta_from_array(like._meta, ndim=ndim),
             token=kernel.__name__,
@@ -177,11 +179,15 @@ def _side_from_slabs(
     return cast("da.Array", da.concatenate(blocks, axis=axis))
 
 
-#: The blocks of one pad side, ``chunks`` along ``axis`` from padded position ``offset``,
-#: the block at ``[start, stop)`` computed as ``kernel(*pieces, axis=, piece_starts=,
-#: start=, stop=, **kwargs)`` from the input elements ``spans(start, stop)`` names
-#: (``(chunk, lo, hi)`` each): with classic graphs one lazy layer whose tasks cut the grid
-#: blocks they read (:meth:`daskpad.core.grid.Grid.side_from_spans`); under query planning
-#: one layer per side reading the side's few slabs, or one per block where the slabs would
-#: exceed the budget.
-side_from_spans = per_graph_mode(classic=_side_from_grid, planned=_side_from_slabs)
+side_from_spans = per_graph_mode(
+    "side_from_spans",
+    """The blocks of one pad side, ``chunks`` along ``axis`` from padded position ``offset``,
+    the block at ``[start, stop)`` computed as ``kernel(*pieces, axis=, piece_starts=,
+    start=, stop=, **kwargs)`` from the input elements ``spans(start, stop)`` names
+    (``(chunk, lo, hi)`` each): with classic graphs one lazy layer whose tasks cut the grid
+    blocks they read (:meth:`daskpad.core.grid.Grid.side_from_spans`); under query planning
+    one layer per side reading the side's few slabs, or one per block where the slabs would
+    exceed the budget.""",
+    classic=_side_from_grid,
+    planned=_side_from_slabs,
+)

@@ -125,7 +125,8 @@ def chained_numpy_pad(array: Any, pad_width: Any, mode: Any, **kwargs: Any) -> n
     """
     a = np.asarray(array)
     ndim = a.ndim
-    if isinstance(pad_width, Mapping):  # (numpy.pad takes {axis: width} from numpy 2.3)
+    if isinstance(pad_width, Mapping) and not NUMPY_HAS_DICT_PAD_WIDTH:
+        # (numpy.pad reads {axis: width} from numpy 2.4; daskpad.pad on every numpy)
         pad_width = _widths_of(np.zeros(0), np.zeros((0,) * ndim), pad_width)
     with _quiet():
         np.pad(np.zeros((0,) * ndim, dtype=np.int8), pad_width)  # numpy's checks of the widths
