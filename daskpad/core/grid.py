@@ -9,10 +9,9 @@ block grid and turns it into dask arrays:
 - :meth:`Grid.assemble` gives the final array, with the output chunks the user chose.
 
 With dask's classic graphs (:class:`Grid`) both are a single layer whose entries are
-computed on demand: each block picks the key that holds it however many axes are padded
-(the final array is a ``Blockwise`` layer that dask fuses its consumer into:
-:func:`daskpad._compat.graphs.picked_array`), and building the layer costs nothing per
-block (padding 10^6 chunks takes milliseconds). With dask's array query planning
+made on demand: each block is dask's alias of the key that holds it however many axes are
+padded (:func:`daskpad._compat.graphs.picked_array`), and building the layer costs
+nothing per block (padding 10^6 chunks takes milliseconds). With dask's array query planning
 (:class:`PlannedGrid`) the same structure is expressed with public
 ``concatenate``/``rechunk`` expressions, which dask optimises itself. :func:`new_grid`
 gives the form for dask's current graph mode.
