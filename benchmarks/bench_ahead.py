@@ -146,3 +146,34 @@ def section_ahead(cfg: Any) -> list[dict]:
     for k, (geometry, n, chunk, width) in enumerate(geometries):
         rows += _rows(cfg, geometry, n, chunk, width, rounds, everyday=k == 0)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class AheadPadSum:
+    """pad + sum at the ``--quick`` size (pad 8 on 1024², chunks 128), beside the unpadded
+    sum ("unpadded" as one more library)."""
+
+    params = (["unpadded", "daskpad", "dask.array.pad"], [label for label, _m, _k in CASES])
+    param_names = ("library", "mode")
+
+    def setup(self, lib: str, label: str) -> None:
+        _label, mode, kwargs = next(c for c in CASES if c[0] == label)
+        x = source(1024, 128)
+        if lib == "unpadded":
+            self.y = x
+            return
+        y = daskpad.pad(x, 8, mode=mode, **kwargs) if lib == "daskpad" else None
+        if lib == "dask.array.pad":
+            y = _dask_pad(x, 8, mode, **kwargs)
+            if y is None:
+                raise NotImplementedError(f"dask.array.pad has no {mode!r}")  # asv: skipped
+        assert y is not None
+        self.y = y
+
+    def time_pad_sum(self, lib: str, label: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.y.sum().compute()

@@ -47,6 +47,7 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
         "inmem",
         "build",
         "pipeline",
+        "ahead",
         "cluster",
         "callable",
         "overlap",
@@ -81,6 +82,11 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
         if row["mode"] in ("constant", "reflect", "wrap", "linear_ramp"):
             assert row["daskpad.to_zarr held blocks"] >= 1, row  # and tile by tile
     assert {r["pipeline"] for r in sections["pipeline"]} == {"pad+reduce", "pad+store"}
+    # ahead: every mode family in both geometries, a ratio for daskpad in each row
+    ahead = sections["ahead"]
+    assert len({r["geometry"] for r in ahead}) == 2 and len(ahead) == 18
+    assert all(r["daskpad ratio"] > 0 and r["met"] in ("yes", "no", "-") for r in ahead)
+    assert {r["dask.array.pad ratio"] for r in ahead if r["mode"].startswith("median")} == {"none"}
     # cli: the command ran on threads and tile by tile, with its peak memory, beside a copy
     for row in sections["cli"]:
         assert row["tiles"] > 1 and row["tiled RSS MB"] > 0 and row["threads s"] > 0, row
