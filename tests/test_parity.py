@@ -316,7 +316,7 @@ def test_equal_values_compare_equal():
     # NaN, NaT and complex NaN in the data: equal to themselves in the comparison.
     for data in (
         np.array([np.nan, 1.0, -np.inf]),
-        np.array([np.datetime64("NaT"), np.datetime64(3, "s")]),
+        np.array([np.datetime64("NaT", "s"), np.datetime64(3, "s")]),
         np.array([complex(np.nan, 1), 2j]),
     ):
         assert_pad_matches_numpy(data, 1, 2, "edge")
