@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import statistics
 import time
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +27,7 @@ import numpy as np
 
 import daskpad
 
+from .common import _dask_pad as common_dask_pad
 from .common import _progress
 
 #: (label, mode, keywords): every mode family, with the statistics' slab and whole axis
@@ -58,12 +58,11 @@ def source(n: int, chunk: int) -> da.Array:
 
 
 def _dask_pad(x: da.Array, width: int, mode: str, **kwargs: Any) -> da.Array | None:
+    """dask.array.pad's result, or None for the mode it does not have (median)."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return da.pad(x, width, mode=mode, **kwargs)
-    except (NotImplementedError, ValueError):
-        return None  # (no median in dask.array.pad)
+        return common_dask_pad(x, width, mode, **kwargs)
+    except NotImplementedError:
+        return None
 
 
 def _time(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -35,15 +35,7 @@ settings.register_profile(
 )
 # CI's second stack (pyproject's floors): the same derandomised draws, a quarter as many;
 # the newest stack runs the "ci" profile in both graph modes
-settings.register_profile(
-    "ci-floor",
-    max_examples=50,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    print_blob=True,
-    suppress_health_check=_SLOW_DATA,
-)
+settings.register_profile("ci-floor", settings.get_profile("ci"), max_examples=50)
 settings.register_profile(
     "thorough",
     max_examples=3000,

@@ -137,7 +137,7 @@ class Grid:
 
     def slab(self, axis: int, start: int, stop: int) -> da.Array:
         """``[start:stop]`` along ``axis`` (not padded yet) of the array padded so far."""
-        index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
+        index = _along(self.ndim, axis, start, stop)
         if not self.padded:
             return cast("da.Array", self.x[index])
         bounds = np.cumsum((0, *self.chunks[axis]))
@@ -149,11 +149,7 @@ class Grid:
         offset = int(bounds[first])
         if start == offset and stop == bounds[last]:
             return view
-        local = tuple(
-            slice(start - offset, stop - offset) if i == axis else slice(None)
-            for i in range(self.ndim)
-        )
-        return cast("da.Array", view[local])
+        return cast("da.Array", view[_along(self.ndim, axis, start - offset, stop - offset)])
 
     def map_slab(
         self,
@@ -175,7 +171,7 @@ class Grid:
         ``on_input``, where given, takes ``fn``'s place for the input's slab.
         """
         x = fresh_copy(self.x, self.copies) if copy else self.x
-        index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
+        index = _along(self.ndim, axis, start, stop)
         first = on_input or fn
         if not self.padded:
             return first(x[index])
@@ -380,7 +376,7 @@ class PlannedGrid(Grid):
         return y
 
     def slab(self, axis: int, start: int, stop: int) -> da.Array:
-        index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
+        index = _along(self.ndim, axis, start, stop)
         return cast("da.Array", self.concatenated[index])
 
     def side_from_spans(self, *args: Any, **kwargs: Any) -> da.Array:
@@ -398,7 +394,7 @@ class PlannedGrid(Grid):
         on_input: Callable[[da.Array], da.Array] | None = None,
     ) -> da.Array:
         x = fresh_copy(self.x, self.copies) if copy else self.x
-        index = tuple(slice(start, stop) if i == axis else slice(None) for i in range(self.ndim))
+        index = _along(self.ndim, axis, start, stop)
         if on_input is not None:
             # the input's slab apart from the pads', joined like the grid
             return self._concatenated_over(on_input(x[index]), lambda a: fn(a[index]))
@@ -424,6 +420,11 @@ new_grid = per_graph_mode(
     classic=Grid,
     planned=PlannedGrid,
 )
+
+
+def _along(ndim: int, axis: int, start: int, stop: int) -> tuple[slice, ...]:
+    """The index of ``[start:stop]`` along ``axis`` of an array of ``ndim`` dimensions."""
+    return tuple(slice(start, stop) if i == axis else slice(None) for i in range(ndim))
 
 
 def _names(p: _Padded) -> tuple[Any, ...]:
