@@ -9,6 +9,8 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 xr = pytest.importorskip("xarray")
 
@@ -19,6 +21,7 @@ import daskpad  # noqa: E402  (registers the accessor)
 import daskpad.xarray  # noqa: E402
 from daskpad.core.registry import MODES  # noqa: E402
 from daskpad.xarray import pad2  # noqa: E402
+from daskpad.xarray.coords import extend_labels  # noqa: E402
 
 
 def _raise_if_computes(dsk, keys, **kwargs):
@@ -414,6 +417,60 @@ def test_index_whose_extension_would_repeat_labels_raises(labels):
     ):
         arr.pad2(x=2, mode="edge")
     assert "x" not in arr.pad2(x=2, mode="edge", coords="drop").coords
+
+
+_INT_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+
+
+@settings(deadline=None)
+@given(
+    dtype=st.sampled_from(_INT_DTYPES + ["datetime64[ns]", "timedelta64[s]"]),
+    data=st.data(),
+    before=st.integers(0, 40),
+    after=st.integers(0, 40),
+)
+def test_integer_labels_are_extended_exactly(dtype, data, before, after):
+    # 64-bit labels near the ends of their range, any spacing: the new labels are exactly
+    # the edge label plus a whole number of edge steps (Python's integers as the reference),
+    # or the index is refused when they leave 64-bit integers (or reach NaT).
+    dtype = np.dtype(dtype)
+    ints = np.dtype(np.int64) if dtype.kind in "mM" else dtype
+    info = np.iinfo(ints)
+    lo = info.min + 1 if dtype.kind in "mM" else info.min
+    labels = sorted(data.draw(st.sets(st.integers(lo, info.max), min_size=2, max_size=5)))
+    if data.draw(st.booleans()):
+        labels = labels[::-1]
+    values = np.array(labels, dtype=ints).astype(dtype) if dtype.kind not in "mM" else (
+        np.array(labels, dtype=np.int64).view(dtype)
+    )
+    step0, step1 = labels[1] - labels[0], labels[-1] - labels[-2]
+    lead = [labels[0] - k * step0 for k in range(before, 0, -1)]
+    tail = [labels[-1] + k * step1 for k in range(1, after + 1)]
+    expected = lead + labels + tail
+    smallest, largest = min(expected), max(expected)
+    if dtype.kind in "mM":  # int64's lowest value is NaT
+        fits = -(2**63) < smallest and largest < 2**63
+    elif dtype.kind == "i" or smallest < 0:  # signed 64-bit at most (uint64 has no signed kin)
+        fits = -(2**63) <= smallest and largest < 2**63 and dtype != np.uint64
+    else:
+        fits = largest < 2**64
+    if not fits:
+        with pytest.raises(ValueError, match="cannot extend the index coordinate 'x'"):
+            extend_labels(values, before, after, "x", "x")
+        return
+    out = extend_labels(values, before, after, "x", "x")
+    got = out.view(np.int64) if dtype.kind in "mM" else out
+    assert [int(v) for v in got] == expected
+    if dtype.kind in "mM":
+        assert out.dtype == dtype
+    else:
+        assert out.dtype.kind in "iu" and np.can_cast(dtype, out.dtype)
+
+
+def test_index_too_long_for_memory_is_refused_before_building():
+    # an index coordinate is built in memory: ~7 PiB of labels is refused with the way out
+    with pytest.raises(ValueError, match=r"'x'.*labels do not fit in memory.*coords='drop'"):
+        extend_labels(np.arange(3), 10**15, 10**15, "x", "x")
 
 
 def test_multiindex_cannot_be_extended():

@@ -60,36 +60,91 @@ def extend_labels(
     ascending = bool(values[1] > values[0])
     if not strictly_monotonic(values, ascending):
         raise cannot_extend(name, dim, "it is not strictly monotonic")
-    overflow = cannot_extend(
+    try:
+        if kind in "iumM":
+            return _extend_integers(values, before, after, name, dim)
+        return _extend_floats(values, before, after, name, dim, ascending)
+    except MemoryError:
+        raise cannot_extend(
+            name,
+            dim,
+            f"its {values.size + before + after:,} labels do not fit in memory (an index "
+            "coordinate is held in memory, not computed lazily like data)",
+        ) from None
+
+
+def _overflow(values: np.ndarray, name: Hashable, dim: Hashable) -> ValueError:
+    return cannot_extend(
         name,
         dim,
         f"continued by its edge spacing, its labels overflow or round to equal values in "
         f"{values.dtype} (edge labels {values[0]!r} and {values[-1]!r})",
     )
-    if kind in "iumM":
-        # Python ints: exact whatever the spacing. Times are int64 counts of their unit.
-        ints = values.view(np.int64) if kind in "mM" else values
-        v0, v1, w1, w0 = (int(ints[i]) for i in (0, 1, -2, -1))
-        lead = [v0 - k * (v1 - v0) for k in range(before, 0, -1)]
-        tail = [w0 + k * (w0 - w1) for k in range(1, after + 1)]
-        ends = lead + tail
-        dtype = values.dtype
-        if ends and kind in "mM":
-            # int64's lowest value is NaT
-            if not -(2**63) < min(ends) <= max(ends) < 2**63:
-                raise overflow
-            new = np.array(ends, dtype=np.int64).view(dtype)
-        elif ends:
-            lo, hi = min(ends), max(ends)
-            dtype = np.result_type(dtype, np.min_scalar_type(lo), np.min_scalar_type(hi))
-            if dtype.kind not in "iu":
-                raise cannot_extend(
-                    name, dim, f"the new labels run from {lo} to {hi}, beyond 64-bit integers"
-                )
-            new = np.array(ends, dtype=dtype)
-        else:
-            new = values[:0]
-        return np.concatenate([new[: len(lead)], values.astype(dtype), new[len(lead) :]])
+
+
+def _extend_integers(
+    values: np.ndarray, before: int, after: int, name: Hashable, dim: Hashable
+) -> np.ndarray:
+    """Integers and times (int64 counts of their unit), exact whatever the spacing.
+
+    The new labels are linear in their step number, so the extreme ones, computed with
+    Python's integers, decide the dtype. They are then computed in 64-bit arithmetic modulo
+    2**64, which is exact wherever the true values fit in 64 bits (as checked), whatever the
+    intermediate products do.
+    """
+    kind = values.dtype.kind
+    ints = values.view(np.int64) if kind in "mM" else values
+    v0, v1, w1, w0 = (int(ints[i]) for i in (0, 1, -2, -1))
+    lo_step, hi_step = v1 - v0, w0 - w1
+    ends = ([v0 - before * lo_step, v0 - lo_step] if before else []) + (
+        [w0 + hi_step, w0 + after * hi_step] if after else []
+    )
+    dtype = values.dtype
+    if not ends:
+        return values.copy()
+    lo, hi = min(ends), max(ends)
+    if kind in "mM":
+        # int64's lowest value is NaT
+        if not -(2**63) < lo <= hi < 2**63:
+            raise _overflow(values, name, dim)
+        wide = np.dtype(np.int64)
+    else:
+        dtype = _holding(dtype, lo, hi)
+        if dtype is None:
+            raise cannot_extend(
+                name, dim, f"the new labels run from {lo} to {hi}, beyond 64-bit integers"
+            )
+        wide = np.dtype(np.int64 if dtype.kind == "i" else np.uint64)
+    m = 2**64
+    u = np.uint64
+    lead = u(v0 % m) - np.arange(before, 0, -1, dtype=u) * u(lo_step % m)
+    tail = u(w0 % m) + np.arange(1, after + 1, dtype=u) * u(hi_step % m)
+    body = ints.astype(wide).view(u)
+    out = np.concatenate([lead, body, tail]).view(wide)
+    if kind in "mM":
+        return out.view(values.dtype)
+    return out.astype(dtype, copy=False)
+
+
+def _holding(dtype: np.dtype, lo: int, hi: int) -> np.dtype | None:
+    """The index's own integer dtype if it holds ``lo..hi``, else the narrowest wider one
+    of its kind, else (unsigned labels that go below zero) the narrowest wider signed one.
+
+    >>> _holding(np.dtype(np.uint8), -5, 15), _holding(np.dtype(np.int64), 0, 2**40)
+    (dtype('int16'), dtype('int64'))
+    """
+    sizes = (1, 2, 4, 8)
+    wider = [np.dtype(f"{dtype.kind}{n}") for n in sizes] + [np.dtype(f"i{n}") for n in sizes]
+    for candidate in [dtype, *wider]:
+        info = np.iinfo(candidate)
+        if np.can_cast(dtype, candidate) and info.min <= lo and hi <= info.max:
+            return candidate
+    return None
+
+
+def _extend_floats(
+    values: np.ndarray, before: int, after: int, name: Hashable, dim: Hashable, ascending: bool
+) -> np.ndarray:
     first, last = values[1] - values[0], values[-1] - values[-2]
     k_before = np.arange(before, 0, -1)
     k_after = np.arange(1, after + 1)
@@ -98,7 +153,7 @@ def extend_labels(
         tail_arr = values[-1] + k_after * last
     out = np.concatenate([lead_arr, values, tail_arr]).astype(values.dtype, copy=False)
     if not strictly_monotonic(out, ascending):
-        raise overflow
+        raise _overflow(values, name, dim)
     return out
 
 

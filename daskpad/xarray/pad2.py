@@ -184,7 +184,11 @@ def _pad_dataset(
     }
     coord_vars: dict[Hashable, xr.Variable] = {}
     data_vars: dict[Hashable, xr.Variable] = {}
-    for name, var in ds.variables.items():
+    # Data first: its refusals (too many blocks, say) come before an index coordinate's
+    # labels are built in memory, whatever order this xarray lists variables in.
+    order = [*ds.data_vars, *(name for name in ds.variables if name not in ds.data_vars)]
+    for name in order:
+        var = ds.variables[name]
         is_data = name in ds.data_vars
         target = data_vars if is_data else coord_vars
         if padded_dims.isdisjoint(var.dims):
