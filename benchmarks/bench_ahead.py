@@ -3,7 +3,8 @@ unpadded sum, in interleaved rounds (the unpadded sum and each library in a rota
 each round), the median of the per-round ratios.
 
 Geometries: pad 64 on 20000 x 20000 float64 in chunks of 2000 (the slab modes'
-everyday case), and pads wider than the chunks: 1500 on 3000 x 3000 in chunks of 250.
+everyday case), and pads wider than the chunks: 1500 on 3000 x 3000 in chunks of 250 and
+3000 on 12000 x 12000 in chunks of 500.
 ``--quick``: 1024 x 1024 in chunks of 128, pad 8, and 384 x 384 in chunks of 32, pad 192.
 The source is generated block by block (a smooth float64 function of the position), so
 every run reads nothing from memory that another left behind. Targets (the "target" and
@@ -140,6 +141,7 @@ def section_ahead(cfg: Any) -> list[dict]:
         geometries = [
             ("pad 64 on 20000², chunks 2000", 20_000, 2_000, 64),
             ("pad 1500 on 3000², chunks 250", 3_000, 250, 1_500),
+            ("pad 3000 on 12000², chunks 500", 12_000, 500, 3_000),
         ]
     rows = []
     for k, (geometry, n, chunk, width) in enumerate(geometries):
