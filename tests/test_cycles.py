@@ -1,12 +1,14 @@
 """Graph facts of memory: running a padded array's tasks leaves nothing of daskpad in
 reference cycles. A kernel whose closures form a cycle keeps the blocks it read (views of
 whole input blocks) alive until Python's cycle collector runs, so their memory cannot be
-reused by the next block: at pad 64 on 20000² float64 in chunks of 2000 that cost a third
-more time per input block in the copying modes."""
+reused by the next block: at pad 64 on 20000² float64 in chunks of 2000, each input block
+the copying modes' pads read took 8.3 ms to generate on one thread against 5.4 ms in
+dask.array.pad's graph."""
 
 from __future__ import annotations
 
 import gc
+import os
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,9 +33,11 @@ KWARGS: dict[str, dict[str, Any]] = {
 
 
 def _ours(obj: Any) -> bool:
-    """A function or an object of daskpad's own code."""
+    """A function, an object or a running frame (a traceback's) of daskpad's own code."""
     if isinstance(obj, types.FunctionType):
         return (obj.__module__ or "").startswith("daskpad")
+    if isinstance(obj, types.FrameType):
+        return f"{os.sep}daskpad{os.sep}" in obj.f_code.co_filename
     return type(obj).__module__.startswith("daskpad")
 
 
@@ -55,7 +59,12 @@ def cyclic_garbage() -> Iterator[list[Any]]:
 
 
 def _names(objs: list[Any]) -> list[str]:
-    return sorted({getattr(o, "__qualname__", type(o).__qualname__) for o in objs if _ours(o)})
+    def name(o: Any) -> str:
+        if isinstance(o, types.FrameType):
+            return f"frame of {o.f_code.co_qualname}"
+        return str(getattr(o, "__qualname__", type(o).__qualname__))
+
+    return sorted({name(o) for o in objs if _ours(o)})
 
 
 def source() -> da.Array:

@@ -440,8 +440,10 @@ def test_integer_labels_are_extended_exactly(dtype, data, before, after):
     labels = sorted(data.draw(st.sets(st.integers(lo, info.max), min_size=2, max_size=5)))
     if data.draw(st.booleans()):
         labels = labels[::-1]
-    values = np.array(labels, dtype=ints).astype(dtype) if dtype.kind not in "mM" else (
-        np.array(labels, dtype=np.int64).view(dtype)
+    values = (
+        np.array(labels, dtype=ints).astype(dtype)
+        if dtype.kind not in "mM"
+        else (np.array(labels, dtype=np.int64).view(dtype))
     )
     step0, step1 = labels[1] - labels[0], labels[-1] - labels[-2]
     lead = [labels[0] - k * step0 for k in range(before, 0, -1)]
@@ -450,8 +452,8 @@ def test_integer_labels_are_extended_exactly(dtype, data, before, after):
     smallest, largest = min(expected), max(expected)
     if dtype.kind in "mM":  # int64's lowest value is NaT
         fits = -(2**63) < smallest and largest < 2**63
-    elif dtype.kind == "i" or smallest < 0:  # signed 64-bit at most (uint64 has no signed kin)
-        fits = -(2**63) <= smallest and largest < 2**63 and dtype != np.uint64
+    elif dtype.kind == "i" or smallest < 0:  # signed, 64-bit at most
+        fits = -(2**63) <= smallest and largest < 2**63
     else:
         fits = largest < 2**64
     if not fits:
@@ -461,16 +463,38 @@ def test_integer_labels_are_extended_exactly(dtype, data, before, after):
     out = extend_labels(values, before, after, "x", "x")
     got = out.view(np.int64) if dtype.kind in "mM" else out
     assert [int(v) for v in got] == expected
-    if dtype.kind in "mM":
-        assert out.dtype == dtype
+    info = np.iinfo(ints)
+    if dtype.kind in "mM" or (info.min <= smallest and largest <= info.max):
+        assert out.dtype == dtype  # the index's own dtype where it holds the labels
     else:
-        assert out.dtype.kind in "iu" and np.can_cast(dtype, out.dtype)
+        assert out.dtype.kind in "iu"
+        assert np.can_cast(dtype, out.dtype) or (dtype == np.uint64 and out.dtype == np.int64)
 
 
-def test_index_too_long_for_memory_is_refused_before_building():
-    # an index coordinate is built in memory: ~7 PiB of labels is refused with the way out
-    with pytest.raises(ValueError, match=r"'x'.*labels do not fit in memory.*coords='drop'"):
-        extend_labels(np.arange(3), 10**15, 10**15, "x", "x")
+@pytest.mark.parametrize("width", [np.int64(3), np.uint8(3)])
+def test_numpy_integer_widths_are_exact(width):
+    # widths given as numpy integers are taken as Python's: no int64 wraparound
+    out = extend_labels(np.array([0, 2**61]), width, 0, "x", "x")
+    assert [int(v) for v in out] == [-3 * 2**61, -2 * 2**61, -(2**61), 0, 2**61]
+
+
+def test_big_endian_times_are_read_as_their_values():
+    time = np.array(["2000-01-01", "2000-01-02"], dtype=">M8[ns]")
+    out = extend_labels(time, 1, 1, "t", "t")
+    expected = np.array(["1999-12-31", "2000-01-01", "2000-01-02", "2000-01-03"], "M8[ns]")
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("widths", [(1, 2**63), (2**62, 0), (2**60, 2**60)])
+def test_index_too_long_for_memory_is_refused_before_building(widths):
+    # an index coordinate is built in memory: more labels than any machine addresses are
+    # refused by name, with the way out, before anything is allocated
+    for labels in (np.array([5, 4]), np.array([0.5, 1.0])):
+        with pytest.raises(ValueError, match=r"'x'.*labels do not fit in memory.*coords='drop'"):
+            extend_labels(labels, *widths, "x", "x")
+    ds = xr.Dataset(coords={"x": ("x", [5, 4])})
+    with pytest.raises(ValueError, match=r"labels do not fit in memory"):
+        ds.pad2(x=widths, mode="edge")
 
 
 def test_multiindex_cannot_be_extended():

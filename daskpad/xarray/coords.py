@@ -9,8 +9,9 @@ keeps their calendar, so cftime itself is not imported either.
 from __future__ import annotations
 
 import datetime
+import operator
 from collections.abc import Hashable
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -48,13 +49,19 @@ def extend_labels(
     Dates of an object array (cftime's, in any calendar) are continued by their edge
     spacing in their own calendar.
     """
+    before, after = operator.index(before), operator.index(after)  # Python ints: exact
     kind = values.dtype.kind
+    total = values.size + before + after
+    if total * max(values.dtype.itemsize, 8) >= 2**62:
+        raise _too_long(total, name, dim)  # (more bytes than any machine addresses)
     if kind == "O":
         return _extend_dates(values, before, after, name, dim)
     if kind not in "iufmM":
         raise cannot_extend(name, dim, f"its labels have dtype {values.dtype}")
     if values.size < 2:
         raise cannot_extend(name, dim, f"it holds {values.size} value(s), so no spacing")
+    if not values.dtype.isnative:
+        values = values.astype(values.dtype.newbyteorder("="))
     if kind in "mM" and np.isnat(values).any():
         raise cannot_extend(name, dim, "it contains NaT")
     ascending = bool(values[1] > values[0])
@@ -65,12 +72,16 @@ def extend_labels(
             return _extend_integers(values, before, after, name, dim)
         return _extend_floats(values, before, after, name, dim, ascending)
     except MemoryError:
-        raise cannot_extend(
-            name,
-            dim,
-            f"its {values.size + before + after:,} labels do not fit in memory (an index "
-            "coordinate is held in memory, not computed lazily like data)",
-        ) from None
+        raise _too_long(total, name, dim) from None
+
+
+def _too_long(total: int, name: Hashable, dim: Hashable) -> ValueError:
+    return cannot_extend(
+        name,
+        dim,
+        f"its {total:,} labels do not fit in memory (an index coordinate is held in "
+        "memory, not computed lazily like data)",
+    )
 
 
 def _overflow(values: np.ndarray, name: Hashable, dim: Hashable) -> ValueError:
@@ -107,13 +118,14 @@ def _extend_integers(
         # int64's lowest value is NaT
         if not -(2**63) < lo <= hi < 2**63:
             raise _overflow(values, name, dim)
-        wide = np.dtype(np.int64)
+        wide: np.dtype[Any] = np.dtype(np.int64)
     else:
-        dtype = _holding(dtype, lo, hi)
-        if dtype is None:
+        holding = _holding(dtype, lo, hi)
+        if holding is None:
             raise cannot_extend(
                 name, dim, f"the new labels run from {lo} to {hi}, beyond 64-bit integers"
             )
+        dtype = holding
         wide = np.dtype(np.int64 if dtype.kind == "i" else np.uint64)
     m = 2**64
     u = np.uint64
@@ -128,16 +140,21 @@ def _extend_integers(
 
 def _holding(dtype: np.dtype, lo: int, hi: int) -> np.dtype | None:
     """The index's own integer dtype if it holds ``lo..hi``, else the narrowest wider one
-    of its kind, else (unsigned labels that go below zero) the narrowest wider signed one.
+    of its kind, else (unsigned labels that go below zero) the narrowest wider signed one,
+    or int64 for uint64 labels (every label lies between the two ends, so int64 holds
+    them all when it holds ``lo..hi``).
 
     >>> _holding(np.dtype(np.uint8), -5, 15), _holding(np.dtype(np.int64), 0, 2**40)
     (dtype('int16'), dtype('int64'))
+    >>> _holding(np.dtype(np.uint64), -1, 3)
+    dtype('int64')
     """
     sizes = (1, 2, 4, 8)
     wider = [np.dtype(f"{dtype.kind}{n}") for n in sizes] + [np.dtype(f"i{n}") for n in sizes]
     for candidate in [dtype, *wider]:
         info = np.iinfo(candidate)
-        if np.can_cast(dtype, candidate) and info.min <= lo and hi <= info.max:
+        widens = np.can_cast(dtype, candidate) or candidate == np.int64
+        if widens and info.min <= lo and hi <= info.max:
             return candidate
     return None
 

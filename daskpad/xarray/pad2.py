@@ -184,9 +184,15 @@ def _pad_dataset(
     }
     coord_vars: dict[Hashable, xr.Variable] = {}
     data_vars: dict[Hashable, xr.Variable] = {}
-    # Data first: its refusals (too many blocks, say) come before an index coordinate's
-    # labels are built in memory, whatever order this xarray lists variables in.
-    order = [*ds.data_vars, *(name for name in ds.variables if name not in ds.data_vars)]
+    # Data and lazily padded coordinates first, index coordinates last: the refusals of a
+    # lazy pad (too many blocks, say) come before an index's labels are built in memory,
+    # whatever order this xarray lists variables in.
+    others = [name for name in ds.variables if name not in ds.data_vars]
+    order = [
+        *ds.data_vars,
+        *(name for name in others if name not in xindexes),
+        *(name for name in others if name in xindexes),
+    ]
     for name in order:
         var = ds.variables[name]
         is_data = name in ds.data_vars
