@@ -11,6 +11,17 @@ import dask.array as da
 import numpy as np
 from dask.core import get_dependencies
 
+#: keywords that make each mode's pads depend on its arguments, for graph facts run over
+#: every mode
+MODE_KWARGS: dict[str, dict[str, Any]] = {
+    "constant": {"constant_values": 2.5},
+    "linear_ramp": {"end_values": 1.0},
+    "maximum": {"stat_length": 3},
+    "mean": {"stat_length": 3},
+    "median": {"stat_length": 3},
+    "minimum": {"stat_length": 3},
+}
+
 
 def graph_of(x: da.Array) -> dict[Hashable, Any]:
     return dict(x.__dask_graph__())

@@ -17,19 +17,11 @@ from typing import Any
 import dask.array as da
 import numpy as np
 import pytest
+from graphfacts import MODE_KWARGS
 
 import daskpad
 from daskpad.core.registry import MODES
 from daskpad.testing import pad_with_constant
-
-KWARGS: dict[str, dict[str, Any]] = {
-    "constant": {"constant_values": 2.5},
-    "linear_ramp": {"end_values": 1.0},
-    "maximum": {"stat_length": 3},
-    "mean": {"stat_length": 3},
-    "median": {"stat_length": 3},
-    "minimum": {"stat_length": 3},
-}
 
 
 def _ours(obj: Any) -> bool:
@@ -83,7 +75,7 @@ CASES = [
 @pytest.mark.parametrize("width", [5, 200], ids=["narrow", "wider than the array"])
 @pytest.mark.parametrize("chunks", [None, "regular"])
 def test_running_a_pad_leaves_no_cycle_of_ours(mode, reflect_type, width, chunks):
-    kwargs = dict(KWARGS.get(str(mode), {}))
+    kwargs = dict(MODE_KWARGS.get(str(mode), {}))
     if reflect_type == "odd":
         kwargs["reflect_type"] = "odd"
     x = source()

@@ -12,7 +12,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import deepest_nesting
+from graphfacts import MODE_KWARGS, deepest_nesting
 
 import daskpad
 from daskpad._compat.graphs import query_planning
@@ -27,15 +27,7 @@ CONSUMERS: dict[str, Callable[[da.Array], Any]] = {
     "store": lambda y: da.store(y, np.empty(y.shape, y.dtype), lock=False, compute=False),
 }
 
-KWARGS: dict[str, dict[str, Any]] = {
-    "constant": {"constant_values": 2.5},
-    "linear_ramp": {"end_values": 1.0},
-    "maximum": {"stat_length": 3},
-    "mean": {"stat_length": 3},
-    "median": {"stat_length": 3},
-    "minimum": {"stat_length": 3},
-    "reflect": {"reflect_type": "odd"},
-}
+KWARGS: dict[str, dict[str, Any]] = {**MODE_KWARGS, "reflect": {"reflect_type": "odd"}}
 
 MODE_ARGS = [*sorted(MODES), pad_with_constant]
 
