@@ -776,3 +776,13 @@ def test_pad2_matches_numpy_and_keeps_indexes_usable(case):
         assert index.is_monotonic_increasing == original.is_monotonic_increasing
         kept = np.asarray(index)[before : before + len(original)]
         np.testing.assert_array_equal(kept, np.asarray(original))
+
+
+def test_coordinates_keep_their_order():
+    # index labels are built after the lazily padded coordinates, but listed as before
+    ds = xr.Dataset(
+        {"t": (("lat", "lon"), np.zeros((3, 4)))},
+        coords={"lat": [0.0, 1, 2], "area": ("lat", [1.0, 2, 3]), "lon": [0.0, 1, 2, 3]},
+    )
+    assert list(ds.pad2(lat=1, lon=1).coords) == ["lat", "area", "lon"]
+    assert list(ds.pad2(lat=1, lon=1).data_vars) == ["t"]

@@ -228,6 +228,8 @@ def _pad_dataset(
             coord_vars[name] = extended.create_variables({name: new})[name]
         # coords == "drop": index coordinates of padded dimensions are left out.
 
+    # in the input's order again
+    coord_vars = {name: coord_vars[name] for name in ds.variables if name in coord_vars}
     result = xr.Dataset(
         data_vars,
         coords=xr.Coordinates(coord_vars, indexes=indexes),
