@@ -4,7 +4,8 @@ each round), the median of the per-round ratios.
 
 Geometries: pad 64 on 20000 x 20000 float64 in chunks of 2000 (the slab modes'
 everyday case), and pads wider than the chunks: 1500 on 3000 x 3000 in chunks of 250 and
-3000 on 12000 x 12000 in chunks of 500.
+3000 on 12000 x 12000 in chunks of 500; and pad 64 on 20000 x 20000 float32 read from a
+zarr store on a 2-worker LocalCluster (process workers, one thread each).
 ``--quick``: 1024 x 1024 in chunks of 128, pad 8, and 384 x 384 in chunks of 32, pad 192.
 The source is generated block by block (a smooth float64 function of the position), so
 every run reads nothing from memory that another left behind. Targets (the "target" and
@@ -17,9 +18,13 @@ statistic.
 
 from __future__ import annotations
 
+import functools
+import shutil
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import dask
@@ -78,7 +83,7 @@ def paired_ratios(
     """Median over ``rounds`` of each run's time / the unpadded sum's in the same round
     (the order rotating round by round), the median unpadded time, and each run's result."""
     names = ["unpadded", *runs]
-    fns: dict[str, Callable[[], Any]] = {"unpadded": lambda: x.sum().compute(), **runs}
+    fns: dict[str, Callable[[], Any]] = {"unpadded": lambda: _total(x), **runs}
     ratios: dict[str, list[float]] = {n: [] for n in runs}
     base: list[float] = []
     results: dict[str, Any] = {}
@@ -93,18 +98,32 @@ def paired_ratios(
     return {n: statistics.median(v) for n, v in ratios.items()}, statistics.median(base), results
 
 
+def _total(y: da.Array) -> float:
+    """The pipeline timed: the sum, accumulated in float64 whatever the dtype, so that the
+    two libraries' sums of float32 data compare to 1e-9."""
+    return float(y.sum(dtype=np.float64).compute())
+
+
 def _rows(
-    cfg: Any, geometry: str, n: int, chunk: int, width: int, rounds: int, everyday: bool
+    cfg: Any,
+    geometry: str,
+    make: Callable[[], da.Array],
+    width: int,
+    rounds: int,
+    everyday: bool,
+    scheduler: str | None = "threads",
 ) -> list[dict]:
+    """One row per case; ``make()`` gives the input, ``scheduler`` None: the active
+    client's."""
     rows = []
     for label, mode, kwargs in CASES:
-        x = source(n, chunk)
+        x = make()
         ours = daskpad.pad(x, width, mode=mode, **kwargs)
         theirs = _dask_pad(x, width, mode, **kwargs)
-        runs = {"daskpad": lambda y=ours: y.sum().compute()}
+        runs = {"daskpad": lambda y=ours: _total(y)}
         if theirs is not None:
-            runs["dask.array.pad"] = lambda y=theirs: y.sum().compute()
-        with dask.config.set(scheduler="threads"):
+            runs["dask.array.pad"] = lambda y=theirs: _total(y)
+        with dask.config.set({"scheduler": scheduler} if scheduler else {}):
             ratio, base, results = paired_ratios(x, runs, rounds)
         right = theirs is not None and bool(
             np.isclose(results["dask.array.pad"], results["daskpad"], rtol=1e-9)
@@ -145,8 +164,41 @@ def section_ahead(cfg: Any) -> list[dict]:
         ]
     rows = []
     for k, (geometry, n, chunk, width) in enumerate(geometries):
-        rows += _rows(cfg, geometry, n, chunk, width, rounds, everyday=k == 0)
+        make = functools.partial(source, n, chunk)
+        rows += _rows(cfg, geometry, make, width, rounds, everyday=k == 0)
+    if not cfg.quick:
+        rows += _cluster_rows(cfg, rounds)
     return rows
+
+
+def _cluster_rows(cfg: Any, rounds: int) -> list[dict]:
+    """pad 64 on 20000² float32 read from a zarr store (zarr's default codec, 1.6 GB), on
+    a 2-worker LocalCluster with one thread per worker process."""
+    import distributed
+
+    tmp = Path(tempfile.mkdtemp(prefix="daskpad-ahead-", dir=cfg.tmp))
+    try:
+        where = str(tmp / "source.zarr")
+        with dask.config.set(scheduler="threads"):
+            da.to_zarr(source(20_000, 2_000).astype(np.float32), where)
+        with (
+            distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster),
+        ):
+            geometry = "pad 64 on a 20000² float32 zarr store, chunks 2000, 2 workers"
+            return _rows(
+                cfg,
+                geometry,
+                lambda: da.from_zarr(where),
+                64,
+                rounds,
+                everyday=False,
+                scheduler=None,
+            )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------------------

@@ -45,8 +45,10 @@ pipeline     pad+reduce and pad+store (zarr) of a lazily generated float32 array
              zarr's default codec, daskpad's result through ``daskpad.to_zarr``.
 ahead        pad + sum, daskpad beside dask.array.pad, each a ratio to the unpadded sum in
              interleaved rounds (median of at least 7): pad 64 on 20000 x 20000 float64 in
-             chunks of 2000 and pad 1500 on 3000 x 3000 in chunks of 250, every mode
-             family, with each row's target and whether it is met.
+             chunks of 2000, pad 1500 on 3000 x 3000 in chunks of 250, pad 3000 on
+             12000 x 12000 in chunks of 500, and pad 64 on 20000 x 20000 float32 read
+             from a zarr store on a 2-worker LocalCluster; every mode family, with each
+             row's target and whether it is met.
 cluster      the same on a 2-worker LocalCluster (process workers), by default on
              12288 x 12288 (0.6 GB, 2048 x 2048 chunks), pad 64 (``--cluster-*``).
 callable     mode=<function> on a ~1 GB array: time and peak memory.
