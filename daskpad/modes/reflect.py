@@ -14,7 +14,7 @@ that each block is a view of one input block (:func:`align`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple, cast
 
 import dask.array as da
@@ -285,9 +285,7 @@ def gather_block(
         return reader.data(source_index(program, positions))
     if positions.size <= 64:
         return reader.odd_values(positions)
-    return _odd_reflection(
-        program, positions, reader.odd_values, reader.data, reader.shaped, pieces[0], axis
-    )
+    return _odd_reflection(reader, positions)
 
 
 class _Reader:
@@ -359,16 +357,7 @@ class _Reader:
         return out
 
 
-def _odd_reflection(
-    program: Program,
-    positions: np.ndarray,
-    values: Callable[[np.ndarray], Any],
-    data: Callable[[np.ndarray], Any],
-    shaped: Callable[[int], tuple[int, ...]],
-    like: Any,
-    axis: int,
-    step: int = 1 << 16,
-) -> Any:
+def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16) -> Any:
     """:func:`gather_block`'s odd reflection, level by level for all positions at once.
 
     Each round of numpy's fill maps a position onto an earlier one and writes
@@ -377,14 +366,16 @@ def _odd_reflection(
     arithmetic, so the values are numpy's bit for bit. Done ``step`` positions at a time,
     so the rounds' bookkeeping stays small for a block of millions of positions.
     """
-    before = (slice(None),) * axis
+    program, before, like = reader.program, reader.before, reader.like
+    data, shaped = reader.data, reader.shaped
+    axis = len(before)
     offsets = np.array([f.offset for f in program.fills], dtype=np.intp)
     steps = np.array([f.step for f in program.fills], dtype=np.intp)
     edges: dict[int, Any] = {}  # fill -> the value at its edge (length one along axis)
 
     def edge(i: int) -> Any:
         if i not in edges:
-            edges[i] = values(np.array([program.fills[i].edge], dtype=np.intp))
+            edges[i] = reader.odd_values(np.array([program.fills[i].edge], dtype=np.intp))
         return edges[i]
 
     def outside(p: np.ndarray) -> np.ndarray:
