@@ -33,6 +33,7 @@ import numpy as np
 
 import daskpad
 
+from .bench_cluster import _local_cluster
 from .common import _dask_pad as common_dask_pad
 from .common import _progress
 
@@ -181,12 +182,7 @@ def _cluster_rows(cfg: Any, rounds: int) -> list[dict]:
         where = str(tmp / "source.zarr")
         with dask.config.set(scheduler="threads"):
             da.to_zarr(source(20_000, 2_000).astype(np.float32), where)
-        with (
-            distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-            ) as cluster,
-            distributed.Client(cluster),
-        ):
+        with _local_cluster() as cluster, distributed.Client(cluster):
             geometry = "pad 64 on a 20000² float32 zarr store, chunks 2000, 2 workers"
             return _rows(
                 cfg,
