@@ -177,8 +177,16 @@ class Shifted:
         return (self.name, *map(operator.sub, index, self.first))
 
     def aliases(self, name: str) -> Iterator[tuple[Hashable, Any]]:
-        """``(key, Alias)`` of every block of the grid ``name`` within the shifted part."""
-        return aliases_of(name, itertools.product(*map(range, self.first, self.stop)), self.key)
+        """``(key, Alias)`` of every block of the grid ``name`` within the shifted part
+        (the grid's indices and ``self.name``'s counted side by side, not subtracted per
+        block: 10^6 of them are made whenever the interior is materialised)."""
+        from dask._task_spec import Alias
+
+        grid = itertools.product(*map(range, self.first, self.stop))
+        own = itertools.product(*map(range, map(operator.sub, self.stop, self.first)))
+        for index, at in zip(grid, own):
+            key = (name, *index)
+            yield key, Alias(key, (self.name, *at))  # type: ignore[arg-type]
 
     def outside(self, grid: Sequence[int]) -> Iterator[tuple[int, ...]]:
         """The blocks of ``grid`` outside the shifted part, each once (by the first axis
@@ -294,11 +302,12 @@ class _PickedLayer(Layer):
         return self._all
 
     def __getitem__(self, key: Hashable) -> Any:
+        if self._all is not None:
+            # materialised: (dask's dict(layer) asks for every key it iterated over)
+            return self._all[key]
         index = self._index(key)
         if index is None:
             raise KeyError(key)
-        if self._all is not None:
-            return self._all[key]
         ((_, alias),) = aliases_of(self.pick.name, [index], self.pick.source)
         return alias
 
