@@ -10,8 +10,7 @@ from dask.core import get_dependencies
 from graphfacts import added_tasks, input_blocks_read
 
 import daskpad
-from daskpad._compat.graphs import query_planning
-from daskpad.core.grid import BLOCK_INDEX
+from daskpad._compat.graphs import optimized_graph, query_planning
 from daskpad.core.registry import MODES
 
 N, C = 100, 10  # a 1-D array of 10 chunks of 10
@@ -298,9 +297,8 @@ def test_shared_partials_match_numpy_combined_in_one_task_or_by_a_tree(mode, bud
 @pytest.mark.parametrize("mode", ["reflect", "edge", "linear_ramp", "maximum"])
 def test_pad_sides_of_many_chunks_add_no_root_tasks(mode):
     """Every task of a pad side depends on input blocks: the index telling a task which
-    chunk of its side it computes is passed in, not read from a root task of its own (under
-    query planning, thousands of roots made dask's ordering take seconds). Classic graphs
-    index through one lazy layer, culled to the chunks a computation needs."""
+    chunk of its side it computes is passed in, not read from a root task of its own
+    (thousands of roots made dask's ordering take seconds), in both graph modes."""
     x = da.from_array(np.arange(20.0).reshape(4, 5), chunks=2)
     with dask.config.set({"array.chunk-size": "4 kiB"}):
         y = daskpad.pad(x, 500, mode)
@@ -308,6 +306,29 @@ def test_pad_sides_of_many_chunks_add_no_root_tasks(mode):
     assert len(graph) > 1000  # sides of hundreds of chunks
     roots = {key for key, task in graph.items() if not get_dependencies(graph, task=task)}
     names = {key[0] if isinstance(key, tuple) else key for key in roots}
-    index = () if query_planning() else (f"{BLOCK_INDEX}-",)
-    strays = {n for n in names if n != x.name and not n.startswith(index)}
-    assert not strays
+    assert names == {x.name}
+
+
+@pytest.mark.skipif(query_planning(), reason="dask-expr's array graphs fuse no chains")
+@pytest.mark.parametrize("mode", ["mean", "median", "maximum"])
+def test_a_statistic_fuses_into_the_pad_block_made_from_it(mode):
+    """Each face's statistic, the pad block repeating it and a blockwise consumer run as
+    one task after dask's optimisation: no key shared by the side's tasks (such as a task
+    telling each which chunk it computes) stops dask's linear fusion between them. Only
+    the corners' statistics stay tasks of their own: they read pad blocks of the first
+    axis, which the consumer reads too."""
+    from dask._task_spec import Alias, convert_legacy_graph
+
+    a = np.arange(1600.0).reshape(40, 40)
+    y = daskpad.pad(da.from_array(a, chunks=10), 4, mode, stat_length=3).sum()
+    graph, _ = optimized_graph([y])
+    names = [
+        str(key[0] if isinstance(key, tuple) else key)
+        for key, task in convert_legacy_graph(dict(graph)).items()
+        if not isinstance(task, Alias)
+    ]
+    fused = [n for n in names if "stat_block" in n and "repeat_block" in n]
+    alone = [n for n in names if "stat_block" in n and "repeat_block" not in n]
+    assert len(fused) == 16  # 4 faces on each of 4 sides
+    assert len(alone) == 4  # 2 corners on each side of the second axis
+    np.testing.assert_allclose(y.compute(), np.pad(a, 4, mode, stat_length=3).sum())

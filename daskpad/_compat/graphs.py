@@ -373,23 +373,16 @@ def task(key: Hashable, func: Callable[..., Any], /, *args: Any, **kwargs: Any) 
     return Task(key, func, *args, **kwargs)
 
 
-def chunk_index(n: int, name: str, token: str) -> Any:
+def chunk_index(n: int) -> Any:
     """A ``blockwise`` argument of ``n`` chunks of one that hands the task of chunk ``i``
-    the index ``i`` (as ``[i]`` or ``(i,)``). Under query planning no task at all (a root
-    task per chunk, as with ``arange``, makes dask's ordering slow for thousands of
-    chunks); with classic graphs one lazy layer named ``name-token``, culled to the chunks
-    a computation needs (dask's ``arange`` makes a task per chunk up front)."""
-    if query_planning():
-        from dask.layers import ArrayBlockIdDep
+    the index ``(i,)``, in both graph modes: dask's block-id dependency, which is no task
+    at all. A task per chunk would be a root shared by every face block's task (a root
+    per chunk, as with ``arange``, makes dask's ordering slow for thousands of chunks), and
+    a dependency that stops dask's linear fusion at every pad block: a statistic's task
+    could not join the pad block made from it."""
+    from dask.layers import ArrayBlockIdDep
 
-        return ArrayBlockIdDep(((1,) * n,))
-    return lazy_array(
-        f"{name}-{token}",
-        ((1,) * n,),
-        lambda index: np.array(index[:1], dtype=np.intp),
-        [],
-        np.empty((0,), dtype=np.intp),
-    )
+    return ArrayBlockIdDep(((1,) * n,))
 
 
 # --------------------------------------------------------------------------------------

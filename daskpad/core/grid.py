@@ -55,13 +55,10 @@ def fresh_copy(x: da.Array, n: int) -> da.Array:
     return copy_of(x, f"copy{n}-{tokenize(x.name)}")
 
 
-BLOCK_INDEX = "pad-index"  # the name of block_index's layers (and a token)
-
-
 def block_index(n: int) -> Any:
     """A ``blockwise`` argument telling each task of a blockwise pad side which of its
     ``n`` chunks it computes (:func:`daskpad._compat.graphs.chunk_index`)."""
-    return chunk_index(n, BLOCK_INDEX, tokenize(n))
+    return chunk_index(n)
 
 
 def _blocks_from_nothing_layer(
