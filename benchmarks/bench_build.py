@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import math
 import pickle
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,15 +28,27 @@ BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measu
 BUILD_WIDTH = 3
 # (label, mode, kwargs, what is measured). "full": call, materialise, tasks (and optimize
 # below BUILD_BIG_SIDE or with --full-build); "whole": a statistic over the whole axis,
-# "full" below BUILD_BIG_SIDE and the call alone from it on (its graph takes minutes).
+# "full" below BUILD_BIG_SIDE and the call alone from it on (its graph takes minutes);
+# "whole+layers": as "whole", and the pad's layers ("pad layers s") at 10^6 chunks too
+# (a user function, whose whole lines dask.array.pad makes by rechunking whole axes).
 # No stat_length is numpy's stat_length=None (the whole axis): dask.array.pad rejects an
 # explicit None but means the same without it.
-BUILD_CASES: list[tuple[str, str, dict[str, Any], str]] = [
+
+
+def user_function(vector: np.ndarray, widths: tuple[int, int], _axis: int, _kw: dict) -> None:
+    """A user function for ``mode``: the pads set to fixed values, as numpy's docs' example."""
+    vector[: widths[0]] = -1
+    vector[vector.size - widths[1] :] = 1
+
+
+BUILD_CASES: list[tuple[str, Any, dict[str, Any], str]] = [
     ("reflect", "reflect", {}, "full"),
     ("constant", "constant", {}, "full"),
     ("mean stat_length=2", "mean", {"stat_length": 2}, "full"),
+    ("linear_ramp", "linear_ramp", {}, "full"),
     ("mean stat_length=None", "mean", {}, "whole"),
     ("median stat_length=None", "median", {}, "whole"),
+    ("function", user_function, {}, "whole+layers"),
 ]
 
 
@@ -100,6 +113,28 @@ def _pad_layers_cell(fn, side: int, mode: str, kwargs: dict) -> tuple[float, flo
     return t, mb
 
 
+def _pad_layers_cells(cfg, side: int, mode: Any, kwargs: dict) -> dict[str, Any]:
+    """Each library's "pad layers s" (the median of ``cfg.repeat`` rounds, the libraries
+    alternating within each round) and "pad layers MB"."""
+    libs = {lib: fn for lib, fn in LIBS.items() if verdict(lib, mode) != "unsupported"}
+    times: dict[str, list[float]] = {lib: [] for lib in libs}
+    cells: dict[str, Any] = {}
+    for r in range(cfg.repeat):
+        names = list(libs)
+        for lib in names[r % len(names) :] + names[: r % len(names)]:
+            try:
+                layers = _pad_layers_cell(libs[lib], side, mode, kwargs)
+            except NotImplementedError:
+                continue
+            if layers is not None:
+                times[lib].append(layers[0])
+                cells[f"{lib} pad layers MB"] = layers[1]
+    for lib, t in times.items():
+        if t:
+            cells[f"{lib} pad layers s"] = statistics.median(t)
+    return cells
+
+
 def _build_sides(cfg) -> list[int]:
     """Sides of the grid of 4 x 4 chunks: 10^4, 10^5 and 10^6 chunks (``--quick``: 10^2,
     about 10^3)."""
@@ -118,7 +153,7 @@ def section_build(cfg) -> list[dict]:
             del graph, x
             gc.collect()
         for label, mode, kwargs, what in BUILD_CASES:
-            materialise = what == "full" or (what == "whole" and not big)
+            materialise = what == "full" or (what != "full" and not big)
             optimize = materialise and (not big or cfg.full_build)
             row: dict[str, Any] = {
                 "chunks": side * side,
@@ -148,11 +183,9 @@ def section_build(cfg) -> list[dict]:
                         cells["build net s"] = t_call + t_mat - t_input
                         cells["tasks"] = n_tasks - n_input
                         cells["tasks raw"] = n_tasks
-                    if materialise:
-                        layers = _pad_layers_cell(fn, side, mode, kwargs)
-                        if layers is not None:
-                            cells["pad layers s"], cells["pad layers MB"] = layers
                 row.update({f"{lib} {k}": v for k, v in cells.items()})
+            if materialise or what == "whole+layers":
+                row.update(_pad_layers_cells(cfg, side, mode, kwargs))
             mine, theirs = row.get("daskpad pad layers s"), row.get(f"{DASK} pad layers s")
             if isinstance(mine, float) and isinstance(theirs, float):
                 row["pad layers ratio (daskpad/dask)"] = _ratio(mine, theirs)
