@@ -22,7 +22,7 @@ import dask.array as da
 import numpy as np
 
 from .bench_correctness import mode_verdict, verdict
-from .common import DASK, LIBS, QUICK, _progress, _ratio, skip
+from .common import DASK, LIBS, QUICK, _progress, _ratio, mode_arg, skip
 
 BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measurements
 BUILD_WIDTH = 3
@@ -30,25 +30,20 @@ BUILD_WIDTH = 3
 # below BUILD_BIG_SIDE or with --full-build); "whole": a statistic over the whole axis,
 # "full" below BUILD_BIG_SIDE and the call alone from it on (its graph takes minutes);
 # "whole+layers": as "whole", and the pad's layers ("pad layers s") at 10^6 chunks too
-# (a user function, whose whole lines dask.array.pad makes by rechunking whole axes).
+# ("callable": a user function, whose whole lines dask.array.pad makes by rechunking
+# whole axes).
 # No stat_length is numpy's stat_length=None (the whole axis): dask.array.pad rejects an
 # explicit None but means the same without it.
 
 
-def user_function(vector: np.ndarray, widths: tuple[int, int], _axis: int, _kw: dict) -> None:
-    """A user function for ``mode``: the pads set to fixed values, as numpy's docs' example."""
-    vector[: widths[0]] = -1
-    vector[vector.size - widths[1] :] = 1
-
-
-BUILD_CASES: list[tuple[str, Any, dict[str, Any], str]] = [
+BUILD_CASES: list[tuple[str, str, dict[str, Any], str]] = [
     ("reflect", "reflect", {}, "full"),
     ("constant", "constant", {}, "full"),
     ("mean stat_length=2", "mean", {"stat_length": 2}, "full"),
     ("linear_ramp", "linear_ramp", {}, "full"),
     ("mean stat_length=None", "mean", {}, "whole"),
     ("median stat_length=None", "median", {}, "whole"),
-    ("function", user_function, {}, "whole+layers"),
+    ("a user function", "callable", {}, "whole+layers"),
 ]
 
 
@@ -68,7 +63,7 @@ def _build_cell(fn, side: int, mode: str, kwargs: dict, materialise: bool, optim
     """(call s, materialise s, tasks in the whole graph, optimize+materialise s) of one
     library and mode, None where not measured."""
     x = _build_input(side)
-    t_call, y = _clock(lambda: fn(x, BUILD_WIDTH, mode, **kwargs))
+    t_call, y = _clock(lambda: fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs))
     t_mat = n_tasks = t_opt = None
     if materialise:
         t_mat, graph = _clock(lambda: dict(y.__dask_graph__()))  # what compute does first
@@ -78,7 +73,7 @@ def _build_cell(fn, side: int, mode: str, kwargs: dict, materialise: bool, optim
     gc.collect()
     if optimize:  # again from a fresh input: nothing cached by the materialisation above
         x = _build_input(side)
-        y = fn(x, BUILD_WIDTH, mode, **kwargs)
+        y = fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs)
         t_opt, graph = _clock(
             lambda: dict(y.__dask_optimize__(y.__dask_graph__(), y.__dask_keys__()))
         )
@@ -100,7 +95,7 @@ def _pad_layers_cell(fn, side: int, mode: str, kwargs: dict) -> tuple[float, flo
         return None
     dict(graph)  # the input's layer materialised (and kept on the layer) first
     t0 = time.perf_counter()
-    y = fn(x, BUILD_WIDTH, mode, **kwargs)
+    y = fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs)
     new = [v for n, v in y.__dask_graph__().layers.items() if n not in graph.layers]
     tasks: dict = {}
     for layer in new:
@@ -113,12 +108,14 @@ def _pad_layers_cell(fn, side: int, mode: str, kwargs: dict) -> tuple[float, flo
     return t, mb
 
 
-def _pad_layers_cells(cfg, side: int, mode: Any, kwargs: dict) -> dict[str, Any]:
+def _pad_layers_cells(cfg, side: int, mode: str, kwargs: dict) -> dict[str, Any]:
     """Each library's "pad layers s" (the median of ``cfg.repeat`` rounds, the libraries
     alternating within each round) and "pad layers MB"."""
     libs = {lib: fn for lib, fn in LIBS.items() if verdict(lib, mode) != "unsupported"}
     times: dict[str, list[float]] = {lib: [] for lib in libs}
     cells: dict[str, Any] = {}
+    if not libs:
+        return cells
     for r in range(cfg.repeat):
         names = list(libs)
         for lib in names[r % len(names) :] + names[: r % len(names)]:
@@ -153,7 +150,7 @@ def section_build(cfg) -> list[dict]:
             del graph, x
             gc.collect()
         for label, mode, kwargs, what in BUILD_CASES:
-            materialise = what == "full" or (what != "full" and not big)
+            materialise = what == "full" or not big
             optimize = materialise and (not big or cfg.full_build)
             row: dict[str, Any] = {
                 "chunks": side * side,
@@ -215,7 +212,7 @@ class Build:
             skip(f"{lib} has no mode={mode}")
         side = math.isqrt(chunks)
         fn = LIBS[lib]
-        self.pad = lambda x: fn(x, BUILD_WIDTH, mode, **kwargs)
+        self.pad = lambda x: fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs)
         self.x = _build_input(side)  # for the call
         self.y = self.pad(_build_input(side))  # for the graph, from an input of its own
 

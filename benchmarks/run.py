@@ -33,12 +33,15 @@ build        graph build at 10^4..10^6 chunks (2-D, 4x4 chunks, pad 3), each lib
              graph minus "input tasks") and "tasks raw" the whole graph; "pad layers s"
              the call plus the pad's own layers materialised and converted to dask's task
              nodes, from an input whose layer is materialised already (the pad's share of
-             what a scheduler builds), "pad layers MB" those layers pickled as a client
-             ships them, and their ratio daskpad / dask.array.pad. Modes: reflect,
-             constant, mean stat_length=2, mean and median with stat_length=None (the whole
-             axis; dask.array.pad has no median). "-" is not measured: "opt+mat s" from
-             10^6 chunks (minutes; ``--full-build`` measures it), and everything but
-             "call s" for the whole-axis statistics from 10^6 chunks.
+             what a scheduler builds; the median of ``--repeat`` rounds, the libraries
+             alternating), "pad layers MB" those layers pickled as a client ships them,
+             and their ratio daskpad / dask.array.pad. Modes: reflect, constant, mean
+             stat_length=2, linear_ramp, mean and median with stat_length=None (the whole
+             axis; dask.array.pad has no median) and a user function. "-" is not
+             measured: "opt+mat s" from 10^6 chunks (minutes; ``--full-build`` measures
+             it), and from 10^6 chunks everything but "call s" for the whole-axis
+             statistics and everything but "call s" and the pad layers for the user
+             function.
 pipeline     pad+reduce and pad+store (zarr) of a lazily generated float32 array, local
              threads, against the same pipeline without padding: pad 64 on 28672 x 28672
              (3.3 GB, 4096 x 4096 chunks), the scale targets' "3 GB" case; stores with

@@ -98,9 +98,15 @@ def test_a_picked_layer_makes_only_the_aliases_asked_for(shifted):
     np.testing.assert_array_equal(y[:3].compute(), [90, 100, 110])
     assert not layer.is_materialized()
     assert len(layer) == len(list(layer)) == 6 and layer.is_materialized()
-    assert ("picked-b", 1.0) not in layer  # (the same answers once made)
+    for missing in [("picked-b", 6), ("picked-b", 1.0), ("picked-b", -1), ("other", 1), 5]:
+        assert missing not in layer  # (the same answers once made)
+        with pytest.raises(KeyError):
+            layer[missing]
+    assert layer["picked-b", np.int64(5)] == Alias(("picked-b", 5), (x.name, 3))
+    every = dict(_dask.aliases_of("picked-b", [(i,) for i in range(6)], layer.pick.source))
+    assert dict(layer) == every
     shipped = pickle.loads(pickle.dumps(layer))
-    assert dict(shipped) == dict(layer)
+    assert dict(shipped) == every
 
 
 def test_a_mark_is_found_where_graphs_have_layers():

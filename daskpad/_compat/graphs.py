@@ -303,11 +303,20 @@ class _PickedLayer(Layer):
 
     def __getitem__(self, key: Hashable) -> Any:
         if self._all is not None:
-            # materialised: (dask's dict(layer) asks for every key it iterated over)
-            return self._all[key]
+            # materialised: dask's dict(layer) asks for every key it has just iterated
+            # over, so a key the layer made itself is answered from its dict (another
+            # equal to it, such as one with a float index, is checked below)
+            try:
+                alias = self._all.get(key)
+            except TypeError:  # unhashable: not a key
+                alias = None
+            if alias is not None and alias.key is key:
+                return alias
         index = self._index(key)
         if index is None:
             raise KeyError(key)
+        if self._all is not None:
+            return self._all[(self.pick.name, *index)]
         ((_, alias),) = aliases_of(self.pick.name, [index], self.pick.source)
         return alias
 
@@ -376,10 +385,11 @@ def task(key: Hashable, func: Callable[..., Any], /, *args: Any, **kwargs: Any) 
 def chunk_index(n: int) -> Any:
     """A ``blockwise`` argument of ``n`` chunks of one that hands the task of chunk ``i``
     the index ``(i,)``, in both graph modes: dask's block-id dependency, which is no task
-    at all. A task per chunk would be a root shared by every face block's task (a root
-    per chunk, as with ``arange``, makes dask's ordering slow for thousands of chunks), and
-    a dependency that stops dask's linear fusion at every pad block: a statistic's task
-    could not join the pad block made from it."""
+    at all (``blockwise`` takes it with ``align_arrays=False``). A task per chunk would be
+    a root shared by every face block's task (a root per chunk, as with ``arange``, makes
+    dask's ordering slow for thousands of chunks), and a dependency that stops dask's
+    linear fusion at every pad block: a statistic's task could not join the pad block
+    made from it."""
     from dask.layers import ArrayBlockIdDep
 
     return ArrayBlockIdDep(((1,) * n,))

@@ -73,7 +73,8 @@ def blockwise_chunks(
     """All blocks of one pad side in one layer: for each output chunk along ``along`` and
     each face block of ``like``, ``kernel(*inputs, *extra, start=, stop=, **kwargs)`` with
     each input whole along ``along``; ``start``/``stop`` are the chunk's padded positions.
-    A tiny block-index array tells each task which chunk it computes."""
+    Each task is handed the index of the chunk it computes
+    (:func:`daskpad.core.grid.block_index`)."""
     ndim = like.ndim
     out = tuple(ndim if i == along else i for i in range(ndim))
     args = [block_index(len(chunks)), (ndim,), *_contracted(ndim, along, inputs)]

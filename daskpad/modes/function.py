@@ -307,7 +307,7 @@ def function_pass(
     """One pass of a user function over a stripe whole along ``axis``.
 
     ``blocks`` are the stripe's blocks of the zero-padded input, in order along ``axis``;
-    ``args`` are the stripe's block index along each other axis (one-element arrays), then,
+    ``args`` are the stripe's block index along each other axis (``(i,)`` each), then,
     for each earlier pass in order, the :class:`Changed` of every earlier stripe that may
     overlap this one. Those are pasted onto the joined blocks, so the stripe holds what
     numpy's array holds when this pass begins. The last pass returns the stripe; the others
