@@ -116,8 +116,8 @@ def _pad_layers_cells(cfg, side: int, mode: str, kwargs: dict) -> dict[str, Any]
     cells: dict[str, Any] = {}
     if not libs:
         return cells
+    names = list(libs)
     for r in range(cfg.repeat):
-        names = list(libs)
         for lib in names[r % len(names) :] + names[: r % len(names)]:
             try:
                 layers = _pad_layers_cell(libs[lib], side, mode, kwargs)

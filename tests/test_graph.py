@@ -6,6 +6,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from dask._task_spec import Alias, convert_legacy_graph
 from dask.core import get_dependencies
 from graphfacts import added_tasks, input_blocks_read
 
@@ -316,8 +317,6 @@ def test_a_statistic_fuses_into_the_pad_block_made_from_it(mode):
     telling each which chunk it computes) stops dask's linear fusion between them. Only
     the corners' statistics stay tasks of their own: they read pad blocks of the first
     axis, which the consumer reads too."""
-    from dask._task_spec import Alias, convert_legacy_graph
-
     a = np.arange(1600.0).reshape(40, 40)
     y = daskpad.pad(da.from_array(a, chunks=10), 4, mode, stat_length=3).sum()
     graph, _ = optimized_graph([y])

@@ -40,7 +40,7 @@ def per_chunk(
     """Call ``kernel`` for output chunk ``which[0]`` of a pad side, whose positions are
     ``bounds[i]:bounds[i + 1]``; arguments given as lists of blocks are joined along
     ``along`` first."""
-    i = int(np.asarray(which).ravel()[0])
+    i = int(which[0])
     start, stop = int(bounds[i]), int(bounds[i + 1])
     return kernel(*_joined(args, along), start=start, stop=stop, **kwargs)
 

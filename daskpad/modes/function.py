@@ -315,7 +315,7 @@ def function_pass(
     """
     blocks = list(_flat(blocks))
     ndim = blocks[0].ndim
-    given = iter(int(np.asarray(a).ravel()[0]) for a in args[: ndim - 1])
+    given = iter(int(a[0]) for a in args[: ndim - 1])
     origin = tuple(0 if i == axis else int(starts[i][next(given)]) for i in range(ndim))
     pasted = [piece for changed in _flat(list(args[ndim - 1 :])) for piece in changed.pieces]
     pad_width = widths[axis]
