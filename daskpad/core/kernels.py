@@ -42,7 +42,7 @@ def per_chunk(
     ``along`` first."""
     i = int(which[0])
     start, stop = int(bounds[i]), int(bounds[i + 1])
-    return kernel(*_joined(args, along), start=start, stop=stop, **kwargs)
+    return read_only(kernel(*_joined(args, along), start=start, stop=stop, **kwargs))
 
 
 def along_axis(
@@ -52,7 +52,22 @@ def along_axis(
     ``pick``, each block is a tuple of which the ``pick``-th item is taken first."""
     if pick is not None:
         args = tuple([b[pick] for b in a] if isinstance(a, list) else a[pick] for a in args)
-    return kernel(*_joined(args, along), **kwargs)
+    return read_only(kernel(*_joined(args, along), **kwargs))
+
+
+def read_only(block: Any) -> Any:
+    """``block`` as a read-only view, for numpy: a pad block that a function of the user's
+    could write into. Many pad blocks are views of the input blocks they were read from
+    (reflect, wrap) or broadcasts of one element (edge, constant, the statistics), and
+    every pad block reads input blocks that a function writing in place could change
+    first. A read-only block makes such a function fail loudly, as it does on
+    ``dask.array.full``'s blocks, rather than return wrong values; ``.map_blocks(np.copy)``
+    before it hands it blocks it owns. A new view, so the array it was cut from (another
+    task's result) is left as it was; other array types pass unchanged."""
+    if type(block) is np.ndarray and block.flags.writeable:
+        block = block.view()
+        block.flags.writeable = False
+    return block
 
 
 def _joined(args: Sequence[Any], along: int) -> list[Any]:
@@ -105,7 +120,7 @@ def cut_then(
     """Call ``kernel`` with the parts ``cuts[i]`` along ``axis`` of each of ``blocks``."""
     before = (slice(None),) * axis
     pieces = [b[(*before, slice(lo, hi))] for b, (lo, hi) in zip(blocks, cuts)]
-    return kernel(*pieces, axis=axis, **kwargs)
+    return read_only(kernel(*pieces, axis=axis, **kwargs))
 
 
 def identity(block: Any) -> Any:

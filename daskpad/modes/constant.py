@@ -51,7 +51,8 @@ def fill_block(
 ) -> Any:
     """A block of ``shape`` (or the chunk shape given by dask), filled with ``value`` (or
     left empty); for numpy, a read-only broadcast view of one element, as dask's own
-    ``broadcast_to`` makes (whoever uses the block copies it anyway)."""
+    ``broadcast_to`` makes (every pad block is read-only:
+    :func:`daskpad.core.kernels.read_only`)."""
     if shape is None:
         shape = block_info[None]["chunk-shape"]
     view = type(like) is np.ndarray

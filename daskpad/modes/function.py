@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -35,7 +35,7 @@ from daskpad.core.chunks import (
     whole_along,
 )
 from daskpad.core.grid import block_index, fresh_copy
-from daskpad.core.kernels import concatenate_blocks
+from daskpad.core.kernels import concatenate_blocks, read_only
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import MODES, EdgeFunction, register
 from daskpad.core.regrid import regrid
@@ -182,7 +182,12 @@ def build_edge_function(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         start = 0 if side == BEFORE else ap.before
         part = pads[(slice(None),) * axis + (slice(start, start + sum(chunks)),)]
-        return regrid(part, with_axis(x, axis, chunks))
+        blocks = regrid(part, with_axis(x, axis, chunks))
+        # read-only, as every pad block (:func:`read_only`): dask's slicing and the regrid
+        # copy what they cut
+        return cast(
+            "da.Array", da.map_blocks(read_only, blocks, dtype=blocks.dtype, meta=blocks._meta)
+        )
 
     return per_pad_block(ap, sides, make)
 

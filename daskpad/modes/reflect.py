@@ -278,8 +278,8 @@ def gather_block(
     """
     reader = _Reader(pieces, piece_starts, program, axis)
     # the even modes copy through the periodic map: a view of the slab where the block is
-    # one run (reflect, symmetric, wrap, edge); whoever uses the block copies it anyway,
-    # and so does dask's final concatenation
+    # one run (reflect, symmetric, wrap, edge), made read-only by the task that calls this
+    # (:func:`daskpad.core.kernels.read_only`); dask's final concatenation copies it
     positions = np.arange(start, stop, dtype=np.intp)
     if not program.odd:
         return reader.data(source_index(program, positions))

@@ -326,8 +326,8 @@ def _combined(partials: Any, stat: str, axis: int, count: int, out_dtype: np.dty
 
 def repeat_block(stat: Any, *, axis: int, start: int, stop: int) -> Any:
     """A pad block of ``stop - start`` copies of a statistic (length one along ``axis``);
-    for numpy, a read-only broadcast view, as dask's own ``broadcast_to`` makes (whoever
-    uses the block copies it anyway)."""
+    for numpy, a read-only broadcast view, as dask's own ``broadcast_to`` makes (every pad
+    block is read-only: :func:`daskpad.core.kernels.read_only`)."""
     shape = list(stat.shape)
     shape[axis] = stop - start
     if type(stat) is np.ndarray:
