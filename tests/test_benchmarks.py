@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import dask
+import numpy as np
 import pytest
 
 RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
@@ -279,3 +280,24 @@ def test_asv_configuration_names_the_suite():
     assert conf["version"] == 1 and conf["project"] == "daskpad" and conf["repo"] == "."
     assert (ROOT / conf["benchmark_dir"] / "__init__.py").is_file()
     assert BENCH_MODULES, "no benchmarks/bench_*.py"
+
+
+def test_writable_pads_runs_and_its_copies_are_the_same_sums(capsys, monkeypatch):
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))
+    writable = importlib.import_module("benchmarks.writable_pads")
+    from benchmarks.bench_ahead import source
+
+    runs = writable._runs(source(60, 10), 15, "reflect", {})
+    sums = {name: run() for name, run in runs.items() if name != "unpadded"}
+    assert set(sums) == {"read-only", "copies", "dask"}
+    assert sums["read-only"] == pytest.approx(sums["copies"]) == pytest.approx(sums["dask"])
+    block = np.arange(6.0).reshape(2, 3)[:, ::2]
+    copy = writable.owned(block)
+    assert copy.flags.writeable and copy.flags.owndata and np.array_equal(copy, block)
+    argv = "writable_pads.py --side 60 --chunk 10 --width 15 --rounds 1 --modes edge median:3"
+    monkeypatch.setattr(sys, "argv", argv.split())
+    writable.main()
+    out = capsys.readouterr().out
+    assert "| edge |" in out and "| median:3 |" in out and out.rstrip().endswith("| none |")
+    assert writable.kernels.read_only is writable.READ_ONLY  # put back after each run
