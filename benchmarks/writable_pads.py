@@ -10,17 +10,17 @@ block read-only (``daskpad.core.kernels.read_only``) for one returning a copy it
 dependencies that writable blocks would also need (each input block at the edge reaching
 a function only after the pads had read it) are not built, so the copies are a lower
 bound. Each round runs the unpadded sum, the two daskpad variants and dask.array.pad in
-turn (the order rotating); each ratio is the median of the per-round ratios to the
-unpadded sum. ``constant`` and ``empty`` are not measured: their blocks are made
-read-only without that step.
+turn (the order rotating: ``benchmarks.bench_ahead.paired_ratios``); each ratio is the
+median of the per-round ratios to the unpadded sum. ``constant`` and ``empty`` are not
+measured, nor an ``edge_function``: their blocks are made read-only without that step.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import dask
@@ -28,7 +28,12 @@ import numpy as np
 
 import daskpad
 import daskpad.core.kernels as kernels
-from benchmarks.bench_ahead import _dask_pad, source
+
+# run as a script (python benchmarks/writable_pads.py): the scenario modules are the
+# package ``benchmarks`` in the repository root (appended: daskpad stays the one found first)
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bench_ahead import _dask_pad, paired_ratios, source
 
 READ_ONLY = kernels.read_only
 
@@ -47,12 +52,11 @@ def _with(step: Callable[[Any], Any], y: Any) -> float:
 
 
 def _runs(x: Any, width: int, mode: str, kwargs: dict[str, Any]) -> dict[str, Callable[[], Any]]:
-    """The unpadded sum, daskpad's pad + sum with read-only pad blocks and with copies,
-    and dask.array.pad's (where it has the mode)."""
+    """daskpad's pad + sum with read-only pad blocks and with copies, and dask.array.pad's
+    (where it has the mode); ``paired_ratios`` adds the unpadded sum."""
     ours = daskpad.pad(x, width, mode=mode, **kwargs)
     theirs = _dask_pad(x, width, mode, **kwargs)
     runs: dict[str, Callable[[], Any]] = {
-        "unpadded": lambda: float(x.sum().compute()),
         "read-only": lambda: _with(READ_ONLY, ours),
         "copies": lambda: _with(owned, ours),
     }
@@ -62,7 +66,10 @@ def _runs(x: Any, width: int, mode: str, kwargs: dict[str, Any]) -> dict[str, Ca
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="What writable pad blocks would cost: pad + sum with every pad block a "
+        "fresh copy, beside daskpad's read-only pad blocks and dask.array.pad."
+    )
     parser.add_argument("--modes", nargs="+", default=["edge", "reflect", "mean:16"])
     parser.add_argument("--side", type=int, default=12000)
     parser.add_argument("--chunk", type=int, default=500)
@@ -77,19 +84,10 @@ def main() -> None:
     for spec in args.modes:
         mode, _, stat = spec.partition(":")
         kwargs = {"stat_length": int(stat)} if stat else {}
-        runs = _runs(source(args.side, args.chunk), args.width, mode, kwargs)
-        names = list(runs)
-        took: dict[str, list[float]] = {n: [] for n in names}
+        x = source(args.side, args.chunk)
+        runs = _runs(x, args.width, mode, kwargs)
         with dask.config.set(scheduler="threads"):
-            for r in range(args.rounds):
-                for n in names[r % len(names) :] + names[: r % len(names)]:
-                    t0 = time.perf_counter()
-                    runs[n]()
-                    took[n].append(time.perf_counter() - t0)
-        ratio = {
-            n: statistics.median(a / b for a, b in zip(took[n], took["unpadded"]))
-            for n in names[1:]
-        }
+            ratio, _base, _results = paired_ratios(x, runs, args.rounds)
         dask_ratio = f"{ratio['dask']:.2f}" if "dask" in ratio else "none"
         print(f"| {spec} | {ratio['read-only']:.2f} | {ratio['copies']:.2f} | {dask_ratio} |")
 

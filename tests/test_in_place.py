@@ -1,8 +1,9 @@
 """A function that writes into the blocks of a padded array, as ``map_blocks(f)`` with an
 ``f`` that changes its block in place: never a wrong value.
 
-Pad blocks are read-only (numpy), so such a function fails loudly in every mode instead
-of changing a block another pad is still to read, or a view the input shares; after
+Pad blocks are read-only (numpy), and so are the blocks joined from pieces in chunks of
+the user's (``chunks=``), so such a function fails loudly in every mode instead of
+changing a block another pad is still to read, or a view the input shares; after
 ``.map_blocks(np.copy)``, dask's way to hand a function blocks it owns, numpy.pad's
 result holds in every mode. A user function's passes (``mode=callable``) make every block
 new, interior too, so there the function's writes are numpy.pad's result plus its own."""
@@ -18,6 +19,7 @@ import pytest
 from graphfacts import MODE_KWARGS, blocks_as_computed
 
 import daskpad
+from daskpad._compat.graphs import query_planning
 from daskpad.core.registry import MODES, EdgeFunction
 from daskpad.testing import pad_with_constant
 
@@ -94,6 +96,7 @@ def test_a_function_writing_in_place_fails_loudly_or_gets_numpys_values(mode, wi
 @pytest.mark.parametrize("width", WIDTHS, ids=["narrow", "wide"])
 @pytest.mark.parametrize("mode", ALL_MODES, ids=_name)
 def test_after_a_copy_a_function_writing_in_place_gets_numpys_values(mode, width, scheduler):
+    # the way the read-only blocks point to: dask's np.copy first (it held before too)
     kwargs = MODE_KWARGS.get(mode, {}) if isinstance(mode, str) else {}
     x, data = source()
     want = np.pad(data, width, mode, **kwargs) + 1
@@ -117,6 +120,38 @@ def test_per_axis_modes_fail_loudly_too():
                   reflect_type="odd")  # fmt: skip
     got = padded(x).map_blocks(np.copy).map_blocks(add_one).compute()
     np.testing.assert_array_equal(got, want + 1)
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        ((13, 5, 6, 9), (10,)),  # the input's second chunk (5) passes whole, pads joined
+        ((13, 5, 15), (10,)),
+        "regular",
+    ],
+)
+@pytest.mark.parametrize("mode", [m for m in ALL_MODES if not _is_function(m)], ids=_name)
+@pytest.mark.xfail(
+    query_planning(),
+    reason="under query planning, chunks= is dask's rechunk, whose joined blocks are writable",
+    strict=False,
+)
+def test_in_chunks_of_the_users_too(mode, chunks):
+    # a block of chunks= that holds pad values, or is joined from blocks a pad reads, is
+    # read-only too; an input chunk passed whole is the input's own block
+    kwargs = MODE_KWARGS.get(mode, {}) if isinstance(mode, str) else {}
+    widths = ((8, 8), (0, 0))
+    x, data = source()
+    y = daskpad.pad(x.rechunk(((5, 5, 6, 1), (10,))), widths, mode, chunks=chunks, **kwargs)
+    with pytest.raises(ValueError, match="read-only"):
+        y.map_blocks(add_one, dtype=DATA.dtype).compute()
+    x, data = source()
+    y = daskpad.pad(x.rechunk(((5, 5, 6, 1), (10,))), widths, mode, chunks=chunks, **kwargs)
+    got = y.map_blocks(np.copy).map_blocks(add_one).compute()
+    want = np.pad(data, widths, mode, **kwargs) + 1
+    if mode == "empty":
+        got, want = got[8:-8], want[8:-8]
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("mode", [m for m in ALL_MODES if not _is_function(m)], ids=_name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import dask.array as da
 import numpy as np
 import pytest
@@ -69,7 +71,10 @@ def test_pad_to_a_shape_is_numpy_pad_with_the_widths_it_chose(data):
         return
     y = daskpad.pad_to(x, target, mode=case.mode, align=align, **case.kwargs)
     assert y.name == expected.name  # the same graph
-    np.testing.assert_array_equal(daskpad.crop(y, widths).compute(), case.data, strict=True)
+    with warnings.catch_warnings():  # (numpy.pad's own warnings, compared above: a complex
+        warnings.simplefilter("ignore", RuntimeWarning)  # constant_values on integers)
+        cropped = daskpad.crop(y, widths).compute()
+    np.testing.assert_array_equal(cropped, case.data, strict=True)
 
 
 @given(shape=st.lists(st.integers(0, 30), min_size=1, max_size=3), data=st.data())

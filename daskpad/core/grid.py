@@ -329,6 +329,7 @@ class Grid:
             self._dependencies(),
             self.x,
             self._runs(padded),
+            assemble=k.assemble_read_only,  # (as every pad block: kernels.read_only)
         )
         return remembering(regridded, lambda: self._picked(padded))
 
@@ -407,6 +408,8 @@ class PlannedGrid(Grid):
         y = self.concatenated
         if target is None or target == y.chunks:
             return y
+        # (dask's rechunk joins writable blocks: a layer making them read-only would be
+        # tasks of its own, not fused with the rechunk's)
         return remembering(y.rechunk(target), lambda: y)
 
 

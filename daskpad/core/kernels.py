@@ -59,11 +59,12 @@ def read_only(block: Any) -> Any:
     """``block`` as a read-only view, for numpy: a pad block that a function of the user's
     could write into. Many pad blocks are views of the input blocks they were read from
     (reflect, wrap) or broadcasts of one element (edge, constant, the statistics), and
-    every pad block reads input blocks that a function writing in place could change
-    first. A read-only block makes such a function fail loudly, as it does on
-    ``dask.array.full``'s blocks, rather than return wrong values; ``.map_blocks(np.copy)``
-    before it hands it blocks it owns. A new view, so the array it was cut from (another
-    task's result) is left as it was; other array types pass unchanged."""
+    every pad block but constant's and empty's is made from input blocks that a function
+    writing in place could change first. A read-only block makes such a function fail
+    loudly, as it does on ``dask.array.full``'s blocks, rather than return wrong values;
+    ``.map_blocks(np.copy)`` before it hands it blocks it owns. A new view, so the array it
+    was cut from (another task's result) is left as it was; other array types (masked
+    arrays among them) pass unchanged."""
     if type(block) is np.ndarray and block.flags.writeable:
         block = block.view()
         block.flags.writeable = False
@@ -163,6 +164,14 @@ def assemble_block(
         )
 
     return join(0, 0, len(pieces))
+
+
+def assemble_read_only(
+    blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]], cut: Sequence[int] = ()
+) -> Any:
+    """:func:`assemble_block`, read-only (:func:`read_only`): a block of a padded array in
+    chunks of the user's, which may hold pad values or be read by a pad."""
+    return read_only(assemble_block(blocks, parts, cut))
 
 
 def _slice(part: tuple[int, int] | None) -> slice:

@@ -93,6 +93,7 @@ def _regrid_array(
     dependencies: Sequence[da.Array],
     like: da.Array,
     runs: Sequence[Sequence[int]] | None = None,
+    assemble: Callable[..., Any] = k.assemble_block,
 ) -> da.Array:
     """The blocks of ``grid`` (keys given by ``source``) laid out in ``target`` chunks.
 
@@ -107,7 +108,8 @@ def _regrid_array(
     one array (by default one run per axis: one array). The layers declare as their
     dependencies exactly the arrays their tasks read (:func:`_arrays_read`), as dask's
     graph validation requires; the layer of parts is left out where no output
-    block cuts one.
+    block cuts one. ``assemble`` joins a block's pieces
+    (:func:`daskpad.core.kernels.assemble_block`'s arguments).
     """
     pieces = [_Pieces(g, t) for g, t in zip(grid, target)]
     part_name = f"{name}-part"
@@ -134,7 +136,7 @@ def _regrid_array(
                 keys.append((part_name, *t, *g))
                 cut.append(n)
         return (
-            k.assemble_block,
+            assemble,
             _nest(keys, [len(p) for p in parts]),
             tuple(tuple(s for _, s in p) for p in parts),
             tuple(cut),

@@ -183,8 +183,7 @@ def build_edge_function(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks
         start = 0 if side == BEFORE else ap.before
         part = pads[(slice(None),) * axis + (slice(start, start + sum(chunks)),)]
         blocks = regrid(part, with_axis(x, axis, chunks))
-        # read-only, as every pad block (:func:`read_only`): dask's slicing and the regrid
-        # copy what they cut
+        # read-only, as every pad block (:func:`read_only`): the regrid joins new blocks
         return cast(
             "da.Array", da.map_blocks(read_only, blocks, dtype=blocks.dtype, meta=blocks._meta)
         )
