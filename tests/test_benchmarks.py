@@ -15,6 +15,9 @@ from types import SimpleNamespace
 import dask
 import numpy as np
 import pytest
+from graphfacts import blocks_as_computed
+
+import daskpad
 
 RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
 
@@ -285,9 +288,6 @@ def test_asv_configuration_names_the_suite():
 def test_writable_pads_runs_and_its_copies_are_the_same_sums(capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     writable = importlib.import_module("benchmarks.writable_pads")
-    from graphfacts import blocks_as_computed
-
-    import daskpad
     from benchmarks.bench_ahead import source
 
     runs = writable._runs(source(60, 10), 15, "reflect", {})
@@ -299,10 +299,9 @@ def test_writable_pads_runs_and_its_copies_are_the_same_sums(capsys, monkeypatch
     y = daskpad.pad(source(60, 10), 15, "reflect")
     with dask.config.set(scheduler="sync"):
         assert not all(b.flags.writeable for b in blocks_as_computed(y).values())
-        monkeypatch.setattr(writable.kernels, "read_only", writable.owned)
-        assert all(b.flags.writeable for b in blocks_as_computed(y).values())
-        monkeypatch.undo()
-    monkeypatch.syspath_prepend(str(ROOT))
+        with monkeypatch.context() as swapped:
+            swapped.setattr(writable.kernels, "read_only", writable.owned)
+            assert all(b.flags.writeable for b in blocks_as_computed(y).values())
     block = np.arange(6.0).reshape(2, 3)[:, ::2]
     copy = writable.owned(block)
     assert copy.flags.writeable and copy.flags.owndata and np.array_equal(copy, block)
