@@ -18,6 +18,7 @@ import pytest
 from graphfacts import blocks_as_computed
 
 import daskpad
+from daskpad._compat.graphs import query_planning
 
 RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
 
@@ -292,9 +293,12 @@ def test_writable_pads_runs_and_its_copies_are_the_same_sums(capsys, monkeypatch
 
     runs = writable._runs(source(60, 10), 15, "reflect", {})
     sums = {name: run() for name, run in runs.items()}
-    assert set(sums) == {"read-only", "copies", "dask"}
+    # dask.array.pad is not implemented under dask's array query planning
+    theirs = set() if query_planning() else {"dask"}
+    assert set(sums) == {"read-only", "copies", *theirs}
     assert sums["read-only"] == pytest.approx(sums["copies"])
-    assert sums["read-only"] == pytest.approx(sums["dask"])
+    if theirs:
+        assert sums["read-only"] == pytest.approx(sums["dask"])
     # the premise: the swap it makes turns the read-only pad blocks into copies of their own
     y = daskpad.pad(source(60, 10), 15, "reflect")
     with dask.config.set(scheduler="sync"):
