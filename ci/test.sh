@@ -3,7 +3,8 @@
 # The static checks run first (ruff, mypy in strict mode, import-linter's layers). Then the
 # suite runs twice: with dask's classic graphs and with dask's array query planning (array-expr), which dask
 # will switch on by default in a later release. Cluster tests (process workers) run in the
-# first pass only.
+# first pass only, and so do the slow end-to-end runs (marker "slow": the quick benchmark
+# commands and the notebooks), which exercise no graph path the rest of the suite leaves out.
 # CI (.ci/run) runs this once per stack of dependencies, and narrows the floor stack's run
 # with two switches: DASKPAD_CHECKS=0 leaves out the static checks (one stack runs them),
 # DASKPAD_GRAPHS=classic leaves out the query-planning pass. The classic pass reports line
@@ -39,6 +40,6 @@ python -m pytest ${COVERAGE[@]+"${COVERAGE[@]}"} "$@"
 took "classic graphs"
 if [ "${DASKPAD_GRAPHS:-all}" != classic ]; then
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"
-DASK_ARRAY__QUERY_PLANNING=True python -m pytest -m "not cluster" -p no:cacheprovider "$@"
+DASK_ARRAY__QUERY_PLANNING=True python -m pytest -m "not cluster and not slow" -p no:cacheprovider "$@"
 took "query planning"
 fi
