@@ -3,13 +3,14 @@
 # The static checks run first (ruff, mypy in strict mode, import-linter's layers). Then the
 # suite runs twice: with dask's classic graphs and with dask's array query planning (array-expr), which dask
 # will switch on by default in a later release. Cluster tests (process workers) run in the
-# first pass only, and so do the slow end-to-end runs (marker "slow": the quick benchmark
-# commands and the notebooks), which exercise no graph path the rest of the suite leaves out.
+# first pass only.
 # CI (.ci/run) runs this once per stack of dependencies, and narrows the floor stack's run
-# with two switches: DASKPAD_CHECKS=0 leaves out the static checks (one stack runs them),
-# DASKPAD_GRAPHS=classic leaves out the query-planning pass. The classic pass reports line
-# coverage of daskpad/ (pytest-cov); DASKPAD_COVERAGE=0 leaves it out. Each step prints its
-# duration.
+# with these switches: DASKPAD_CHECKS=0 leaves out the static checks (one stack runs them),
+# DASKPAD_GRAPHS=classic leaves out the query-planning pass, DASKPAD_MARKERS is a pytest
+# marker expression both passes add to their own (the floor: "not e2e", leaving out the
+# quick runs of the benchmark commands), and HYPOTHESIS_PROFILE picks the number of draws.
+# The classic pass reports line coverage of daskpad/ (pytest-cov); DASKPAD_COVERAGE=0 leaves
+# it out. Each step prints its duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
@@ -36,10 +37,16 @@ if [ "${DASKPAD_COVERAGE:-1}" != 0 ]; then
         export COVERAGE_CORE=sysmon
     fi
 fi
-python -m pytest ${COVERAGE[@]+"${COVERAGE[@]}"} "$@"
+MARKERS="${DASKPAD_MARKERS:-}"
+CLASSIC=()
+if [ -n "$MARKERS" ]; then
+    CLASSIC=(-m "$MARKERS")
+fi
+python -m pytest ${COVERAGE[@]+"${COVERAGE[@]}"} ${CLASSIC[@]+"${CLASSIC[@]}"} "$@"
 took "classic graphs"
 if [ "${DASKPAD_GRAPHS:-all}" != classic ]; then
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"
-DASK_ARRAY__QUERY_PLANNING=True python -m pytest -m "not cluster and not slow" -p no:cacheprovider "$@"
+DASK_ARRAY__QUERY_PLANNING=True python -m pytest -m "not cluster${MARKERS:+ and ($MARKERS)}" \
+    -p no:cacheprovider "$@"
 took "query planning"
 fi

@@ -41,6 +41,7 @@ def run_quick(script: Path, out: Path, raw: Path, *args: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.e2e
 @pytest.mark.cluster  # its "cluster" section starts a 2-worker LocalCluster
 def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     out, raw = tmp_path / "results.md", tmp_path / "results.json"
@@ -122,6 +123,7 @@ CHUNKINGS = RUN.parent / "chunkings.py"
 
 
 @pytest.mark.slow
+@pytest.mark.e2e
 def test_quick_chunkings_benchmark_runs_and_daskpad_matches_numpy(tmp_path):
     out, raw = tmp_path / "chunkings.md", tmp_path / "chunkings.json"
     run_quick(CHUNKINGS, out, raw)
@@ -144,7 +146,7 @@ def test_quick_chunkings_benchmark_runs_and_daskpad_matches_numpy(tmp_path):
         if r["dask.array.pad = numpy"] == "wrong":
             assert r["dask.array.pad s"] == "wrong", r
     if not dask.config.get("array.query-planning", False):
-        # (dask's query-planning pad is a separate implementation, right here)
+        # (dask has no pad under array query planning, so no wrong dask.array.pad row)
         assert any(r["dask.array.pad s"] == "wrong" for r in remainders)  # reflect odd
     for row in sections["widebuild"]:
         times = [row[f"{k} s"] for k in ("build", "first", "middle", "last")]
