@@ -7,7 +7,7 @@
 
 Prints one markdown table per section (the machine line first) and writes the raw rows as
 JSON (default ``benchmarks/results-chunkings.json``, ``results-chunkings-quick.json`` with
-``--quick``). ``--quick`` shrinks every size (well under a minute on 2 cores). Compute
+``--quick``). ``--quick`` shrinks every size (2.3 minutes on 2 cores, 2026-11-27). Compute
 times are the median of ``--repeat`` paired rounds (default 3, 1 with ``--quick``): in
 each round every library of a row runs once, in turn, so they see the same machine, and a
 ratio is the median of the per-round ratios. Everything runs on dask's threaded scheduler.
