@@ -145,7 +145,7 @@ def test_quick_chunkings_benchmark_runs_and_daskpad_matches_numpy(tmp_path):
     for r in remainders:  # a wrong result is never timed
         if r["dask.array.pad = numpy"] == "wrong":
             assert r["dask.array.pad s"] == "wrong", r
-    if not dask.config.get("array.query-planning", False):
+    if not query_planning():
         # (dask has no pad under array query planning, so no wrong dask.array.pad row)
         assert any(r["dask.array.pad s"] == "wrong" for r in remainders)  # reflect odd
     for row in sections["widebuild"]:
@@ -219,7 +219,7 @@ def run_once(bench, names: list[str]) -> tuple:
 # input (xarray's to_zarr calls dask.array.store) is not implemented, and storemem's counted
 # source (a method of an object with a lock) cannot be tokenized deterministically.
 NOT_UNDER_QUERY_PLANNING = pytest.mark.xfail(
-    dask.config.get("array.query-planning", None) is True,
+    query_planning(),
     reason="dask.array.store / deterministic tokens under dask's array-expr",
     strict=True,
 )
