@@ -96,7 +96,7 @@ def test_a_function_writing_in_place_fails_loudly_or_gets_numpys_values(mode, wi
 @pytest.mark.parametrize("width", WIDTHS, ids=["narrow", "wide"])
 @pytest.mark.parametrize("mode", ALL_MODES, ids=_name)
 def test_after_a_copy_a_function_writing_in_place_gets_numpys_values(mode, width, scheduler):
-    # the way the read-only blocks point to: dask's np.copy first (it held before too)
+    # the way the read-only blocks point to: dask's np.copy first
     kwargs = MODE_KWARGS.get(mode, {}) if isinstance(mode, str) else {}
     x, data = source()
     want = np.pad(data, width, mode, **kwargs) + 1
