@@ -198,7 +198,11 @@ def test_empty_statistic_and_dtype_error_come_in_numpys_axis_order(dtype, mode, 
     assert_pad_matches_numpy(data, 2, 1, mode, stat_length=stat_length)
 
 
-@pytest.mark.parametrize("mode", ["constant", "reflect", "mean", FUNCTIONS[0]], ids=str)
+@pytest.mark.parametrize(
+    "mode",
+    ["constant", "reflect", "mean", FUNCTIONS[0]],
+    ids=lambda m: m if isinstance(m, str) else m.__name__,  # (the same id in every process)
+)
 @pytest.mark.parametrize("pad_width", [2**62, (0, 2**63 - 1), 2**59], ids=str)
 def test_padded_sizes_beyond_64_bits_raise_like_numpy(pad_width, mode):
     # numpy allocates first: its shape overflows, or the byte size does (ValueError)
