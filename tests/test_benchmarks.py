@@ -33,7 +33,7 @@ def run_quick(script: Path, out: Path, raw: Path, *args: str) -> None:
         [sys.executable, str(script), "--quick", "--out", str(out), "--json", str(raw), *args],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=540,  # run.py's quick run takes about 4 minutes on 2 cores, beside other tests
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
