@@ -30,6 +30,9 @@ pytest.importorskip("xarray")
 _SCRIPT = Path(sys.executable).with_name("daskpad")
 DASKPAD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "daskpad"]
 
+# one test process runs the module, so that its module fixtures start their commands once
+pytestmark = pytest.mark.xdist_group("cli")
+
 # The padding every mode test applies (time is left alone), and each mode's options.
 WIDTHS = {"time": (0, 0), "lat": (2, 2), "lon": (3, 5)}
 WIDTH_ARGS = ["--width", "lat=2", "--width", "lon=3:5"]
@@ -747,7 +750,7 @@ def _start_slow(src: Path, dst: Path, *extra: str) -> subprocess.Popen:
     """Start a pad whose blocks each sleep; return once chunks are being written."""
     argv = ["pad", src, dst, "--width", "lat=1", "--mode", "edge", *extra]
     proc = start(*argv, env=_hook("sleep:0.3"))
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         tmps = list(dst.parent.glob(f".{dst.name}.daskpad-tmp-*"))
         if tmps and any((tmps[0] / "t" / "c").rglob("*")):  # chunks of t are being written
