@@ -10,9 +10,9 @@
 # marker expression both passes add to their own (the floor: "not e2e", leaving out the
 # quick runs of the benchmark commands), and HYPOTHESIS_PROFILE picks the number of draws.
 # The classic pass reports line coverage of daskpad/ (pytest-cov); DASKPAD_COVERAGE=0 leaves
-# it out. Each pass runs its tests in DASKPAD_TEST_PROCESSES processes (pytest-xdist; 2, the
-# cores CI has; "auto" for one per core, 0 for pytest's own process alone). Each step prints
-# its duration.
+# it out. Each pass runs its tests in DASKPAD_TEST_PROCESSES processes (pytest-xdist; 2 by
+# default, the cores CI has; 0 runs them in pytest's own process, without xdist), a module
+# marked xdist_group in one of them. Each step prints its duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
@@ -39,17 +39,21 @@ if [ "${DASKPAD_COVERAGE:-1}" != 0 ]; then
         export COVERAGE_CORE=sysmon
     fi
 fi
-PROCESSES=(-n "${DASKPAD_TEST_PROCESSES:-2}")
+PROCESSES=()
+if [ "${DASKPAD_TEST_PROCESSES:-2}" != 0 ]; then
+    PROCESSES=(-n "${DASKPAD_TEST_PROCESSES:-2}" --dist loadgroup)
+fi
 MARKERS="${DASKPAD_MARKERS:-}"
 CLASSIC=()
 if [ -n "$MARKERS" ]; then
     CLASSIC=(-m "$MARKERS")
 fi
-python -m pytest "${PROCESSES[@]}" ${COVERAGE[@]+"${COVERAGE[@]}"} ${CLASSIC[@]+"${CLASSIC[@]}"} "$@"
+python -m pytest ${PROCESSES[@]+"${PROCESSES[@]}"} ${COVERAGE[@]+"${COVERAGE[@]}"} \
+    ${CLASSIC[@]+"${CLASSIC[@]}"} "$@"
 took "classic graphs"
 if [ "${DASKPAD_GRAPHS:-all}" != classic ]; then
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"
-DASK_ARRAY__QUERY_PLANNING=True python -m pytest "${PROCESSES[@]}" \
+DASK_ARRAY__QUERY_PLANNING=True python -m pytest ${PROCESSES[@]+"${PROCESSES[@]}"} \
     -m "not cluster${MARKERS:+ and ($MARKERS)}" -p no:cacheprovider "$@"
 took "query planning"
 fi

@@ -26,7 +26,8 @@ from daskpad.testing import pad_with_constant
 
 def add_one(block):
     # in place: the block handed over is the one changed. (An "empty" pad holds whatever
-    # memory held, NaN among it, so floating-point errors are not this test's concern.)
+    # memory held, perhaps a signalling NaN: floating-point errors are not this test's
+    # concern.)
     with np.errstate(all="ignore"):
         block += 1
     return block
