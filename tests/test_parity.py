@@ -39,6 +39,12 @@ def _id(variant):
     return mode + "".join(f"-{v}" for v in kwargs.values())
 
 
+def _mode_id(mode):
+    """A mode's name, or a function's: the same id in every test process (a function's
+    repr holds its address)."""
+    return getattr(mode, "__name__", mode)
+
+
 # --------------------------------------------------------------------------------------------
 # Properties
 # --------------------------------------------------------------------------------------------
@@ -198,11 +204,7 @@ def test_empty_statistic_and_dtype_error_come_in_numpys_axis_order(dtype, mode, 
     assert_pad_matches_numpy(data, 2, 1, mode, stat_length=stat_length)
 
 
-@pytest.mark.parametrize(
-    "mode",
-    ["constant", "reflect", "mean", FUNCTIONS[0]],
-    ids=lambda m: m if isinstance(m, str) else m.__name__,  # (the same id in every process)
-)
+@pytest.mark.parametrize("mode", ["constant", "reflect", "mean", FUNCTIONS[0]], ids=_mode_id)
 @pytest.mark.parametrize("pad_width", [2**62, (0, 2**63 - 1), 2**59], ids=str)
 def test_padded_sizes_beyond_64_bits_raise_like_numpy(pad_width, mode):
     # numpy allocates first: its shape overflows, or the byte size does (ValueError)
@@ -221,7 +223,7 @@ ZERO_D_WIDTHS = [0, 3, (3,), (1, 2), ((1, 2),), {}]
 
 
 @pytest.mark.parametrize("pad_width", ZERO_D_WIDTHS, ids=str)
-@pytest.mark.parametrize("mode", [*ALL_MODES, *FUNCTIONS], ids=lambda m: getattr(m, "__name__", m))
+@pytest.mark.parametrize("mode", [*ALL_MODES, *FUNCTIONS], ids=_mode_id)
 def test_zero_dimensional(mode, pad_width):
     if isinstance(pad_width, dict) and np.lib.NumpyVersion(np.__version__) < "2.4.0":
         pytest.skip("numpy < 2.4 takes no dict pad_width")
