@@ -40,8 +40,9 @@ if [ "${DASKPAD_COVERAGE:-1}" != 0 ]; then
     fi
 fi
 PROCESSES=()
-if [ "${DASKPAD_TEST_PROCESSES:-2}" != 0 ]; then
-    PROCESSES=(-n "${DASKPAD_TEST_PROCESSES:-2}" --dist loadgroup)
+WORKERS="${DASKPAD_TEST_PROCESSES:-2}"
+if [ "$WORKERS" != 0 ]; then
+    PROCESSES=(-n "$WORKERS" --dist loadgroup)
 fi
 MARKERS="${DASKPAD_MARKERS:-}"
 CLASSIC=()
