@@ -83,7 +83,9 @@ def write_store(path: Path, zarr_format: int) -> Path:
     group.attrs["title"] = "daskpad cli test"
 
     def array(name, data, chunks, dims, **attrs):
-        kw = {"dimension_names": dims} if zarr_format == 3 else {}
+        # (zarr v2's fill_value is read by xarray as the missing value: none here, as
+        # xarray itself writes v2 arrays without one; the values tests cover fill values)
+        kw = {"dimension_names": dims} if zarr_format == 3 else {"fill_value": None}
         arr = group.create_array(name, shape=data.shape, chunks=chunks, dtype=data.dtype, **kw)
         arr[...] = data
         if zarr_format == 2:

@@ -68,6 +68,7 @@ from daskpad.store.tiles import to_zarr, write_tiled
 from daskpad.store.tiling import Plan, default_memory
 from daskpad.store.tiling import plan as plan_tiles
 from daskpad.testing import chained_numpy_pad
+from daskpad.xarray.stored import StoredPads, pad_stored
 
 
 # --------------------------------------------------------------------------------------
@@ -135,8 +136,12 @@ def _storage_options(args: argparse.Namespace, which: str) -> dict[str, Any]:
 _DELETED: list[str] = []
 
 
-def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location, str, Any, Any]:
-    """Parse, open SRC lazily, pad it: ``(src, kind, input dataset, padded dataset)``.
+def _open_and_pad(
+    args: argparse.Namespace, check: Any = None
+) -> tuple[Location, str, Any, Any, dict[Any, StoredPads]]:
+    """Parse, open SRC lazily, pad it: ``(src, kind, input dataset, padded dataset, how
+    each padded variable's pads are made)``, the datasets as stored
+    (:func:`daskpad.xarray.stored.pad_stored`).
 
     Every option is parsed before anything is opened; ``check()``, if given, runs between.
     """
@@ -155,9 +160,18 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location
         # Asked-for chunk sizes are read that way; padding then keeps them regular.
         ds = select_variables(open_source(src, kind, chunks), args.var or [])
     if not widths:
-        return src, kind, ds, None
+        return src, kind, ds, None, {}
     try:
-        padded = ds.pad2(widths, mode=mode, coords=args.coords, chunks=policy, **kwargs)
+        values = select_variables(open_source(src, kind, chunks, decoded=True), args.var or [])
+    except (ValueError, TypeError, OverflowError) as e:
+        raise CliError(
+            f"cannot decode SRC {src.text!r} as xarray does ({e}); daskpad pads the values "
+            "xarray decodes"
+        ) from None
+    try:
+        padded, how = pad_stored(
+            ds, values, widths, mode=mode, coords=args.coords, chunks=policy, **kwargs
+        )
     except (ValueError, TypeError, OverflowError) as e:
         # refused when the graph is built (a fill that does not fit the dtype, a pad of
         # more blocks than the limit): say which options asked for it
@@ -168,14 +182,14 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location
             for text in getattr(args, attr) or ()
         ]
         raise CliError(f"{' '.join(given)}: {e}") from None
-    return src, kind, ds, padded
+    return src, kind, ds, padded, how
 
 
 # --------------------------------------------------------------------------------------
 # The commands
 # --------------------------------------------------------------------------------------
 def _info(args: argparse.Namespace) -> int:
-    src, kind, ds, padded = _open_and_pad(args)
+    src, kind, ds, padded, how = _open_and_pad(args)
     fmt = f"zarr v{zarr_format_of(src)}" if kind == "zarr" else "netCDF"
     title = f"{src} ({fmt}), {len(ds.data_vars)} data variable(s)"
     print(describe(ds, title, decoded=decoded(ds)))
@@ -187,7 +201,24 @@ def _info(args: argparse.Namespace) -> int:
             "(nothing computed):"
         )
         print(describe(padded, title, widths, modes_of(mode, widths)))
+        print(_made(how))
     return 0
+
+
+def _made(how: Mapping[Any, StoredPads]) -> str:
+    """Per padded variable, which dimensions' pads copy stored numbers and which are
+    computed from decoded values and encoded."""
+    lines = ["pads, per variable (copied: stored numbers; computed: from decoded values):"]
+    width = max((len(str(n)) for n in how), default=0)
+    for name, each in how.items():
+        said = [
+            f"{what} along {', '.join(map(str, dims))}"
+            for what, dims in (("copied", each.copied), ("computed", each.computed))
+            if dims
+        ]
+        shown = "(array)" if name == ARRAY_VARIABLE else str(name)
+        lines.append(f"  {shown:<{width}}  {'; '.join(said)}")
+    return "\n".join(lines)
 
 
 def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
@@ -195,7 +226,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
         raise CliError("daskpad pad needs at least one --width DIM=WIDTH (see --help)")
     memory = parse_memory(args.memory) if args.memory is not None else default_memory()
     dst = locate_or_explain(args.dst, _storage_options(args, "dst"), "DST")
-    src, kind, ds, padded = _open_and_pad(
+    src, kind, ds, padded, _ = _open_and_pad(
         args, check=lambda src: check_destination(src, dst, args.overwrite)
     )
     tiling = plan_tiles(padded, parse_widths(args.width), memory)

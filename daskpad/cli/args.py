@@ -158,15 +158,16 @@ def _mode_keyword_options(g: Any) -> None:
         "--constant-value",
         action="append",
         metavar="V|B:A|DIM=V|DIM=B:A",
-        help="mode constant: the fill, for every dimension padded with constant or (DIM=) "
-        "for one (default: NaN, promoting integer data to float)",
+        help="mode constant: the fill in decoded units (after scale_factor), for every "
+        "dimension padded with constant or (DIM=) for one (default: NaN, the fill value "
+        "where a variable has one, promoting integer data without one to float)",
     )
     g.add_argument(
         "--end-value",
         action="append",
         metavar="V|B:A|DIM=V|DIM=B:A",
-        help="mode linear_ramp: the value ramped to, for every such dimension or (DIM=) for "
-        "one (default 0)",
+        help="mode linear_ramp: the value ramped to, in decoded units, for every such "
+        "dimension or (DIM=) for one (default 0)",
     )
     g.add_argument(
         "--stat-length",
@@ -233,9 +234,15 @@ def parser(commands: Mapping[str, Callable[[argparse.Namespace], int]]) -> argpa
         parents=[debug_after],
         help="pad SRC into a new zarr store DST",
         description="Pad a zarr store or netCDF file SRC into a new zarr store DST, lazily and "
-        "chunk by chunk. DST opens only once it is completely written (a local DST is renamed "
-        "into place; in an object store its root metadata is written last), and a failed or "
-        "interrupted run removes what it wrote.",
+        "chunk by chunk. Each variable is padded as pad2 pads the values xarray decodes "
+        "(scale_factor and add_offset applied, _FillValue and missing_value masked, times as "
+        "times) and stored with SRC's encoding: elements copied from SRC (the interior, the "
+        "pads of edge, wrap and even reflection) keep their stored numbers, computed ones are "
+        "encoded, and a value the encoding cannot hold is refused before anything is written. "
+        "Where pad2 changes a variable's dtype (NaN, the default constant, in integers "
+        "without a fill value), DST stores that dtype. DST opens only once it is completely "
+        "written (a local DST is renamed into place; in an object store its root metadata is "
+        "written last), and a failed or interrupted run removes what it wrote.",
     )
     _padding_options(pad)
     pad.add_argument(

@@ -1,6 +1,7 @@
 """What ``daskpad info`` adds to a store's description: each variable as xarray decodes it
 (``xr.open_zarr``'s dtype, scale and offset, fill value, units, calendar, attributes) beside
-what is stored (dtype and codecs). The command pads the stored values, so both are shown."""
+what is stored (dtype and codecs). The command pads the decoded values and stores them as
+the input does, so both are shown."""
 
 from __future__ import annotations
 

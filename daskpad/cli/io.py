@@ -138,22 +138,25 @@ def check_destination(src: Location, dst: Location, overwrite: bool) -> None:
 # --------------------------------------------------------------------------------------
 # Opening SRC
 # --------------------------------------------------------------------------------------
-def open_source(src: Location, kind: str, chunks: Mapping[str, int] | None = None) -> Any:
+def open_source(
+    src: Location, kind: str, chunks: Mapping[str, int] | None = None, *, decoded: bool = False
+) -> Any:
     """Open SRC lazily with its own chunks (or ``chunks`` for the dimensions it names).
 
-    Values are read as stored: no masking of fill values, no scaling, no time decoding, so
-    what is written is ``numpy.pad`` of exactly the stored arrays, with the attributes
-    (units, _FillValue, scale_factor, ...) carried along.
+    Values are read as stored (no masking of fill values, no scaling, no time decoding,
+    the attributes units, _FillValue, scale_factor, ... carried along), or with
+    ``decoded`` as xarray decodes them by default.
     """
     import xarray as xr
 
-    decode: dict[str, Any] = {
-        "mask_and_scale": False,
-        "decode_times": False,
-        "decode_timedelta": False,
-    }
+    decode: dict[str, Any] = (
+        {}
+        if decoded
+        else {"mask_and_scale": False, "decode_times": False, "decode_timedelta": False}
+    )
     if kind == "zarr" and is_zarr_array(src):
-        return _open_array(src, chunks)
+        array = _open_array(src, chunks)
+        return xr.decode_cf(array) if decoded else array
     if kind == "zarr":
         with warnings.catch_warnings():
             # A store without consolidated metadata is fine (zarr writes none by itself).

@@ -1,0 +1,310 @@
+"""The command pads the values xarray decodes and stores them with the input's encoding.
+
+One dataset holds every kind of encoded variable (CF packing with fill values and missing
+values, ``_Unsigned``, ``missing_value``, a float holding both NaN and its fill value,
+times, packed coordinates). Each case pads it once with the command, and what xarray opens
+from DST must equal xarray's own round trip of ``pad2`` of the opened input through the
+same encoding (NaN where NaN); the stored dtypes are the input's, and every element
+copied from the input keeps its stored bits.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import dask
+import numpy as np
+import pytest
+
+xr = pytest.importorskip("xarray")
+zarr = pytest.importorskip("zarr")
+
+from daskpad.cli import main  # noqa: E402
+
+pytestmark = [
+    pytest.mark.xdist_group("cli-values"),
+    pytest.mark.xfail(
+        dask.config.get("array.query-planning", None) is True,
+        reason="xarray's to_zarr (dask.array.store) is not implemented for dask's array-expr",
+        strict=True,
+    ),
+]
+
+NT, NY, NX = 4, 6, 8
+
+
+def decoded_input() -> xr.Dataset:
+    """The dataset as xarray decodes it, each variable's encoding saying how it is stored."""
+    rng = np.random.default_rng(0)
+    tp = rng.uniform(0, 1.5, (NT, NY, NX)).round(4)  # odd reflection stays in int16
+    tp[0, 1, 1] = tp[2, 0, 7] = tp[1, 5, 0] = np.nan
+    u8 = rng.integers(100, 150, (NY, NX)).astype("float32")
+    u8[3, 0] = np.nan
+    f32m = rng.normal(0, 5, (NT, NY, NX)).astype("float32")
+    f32m[1, 0, 2] = np.nan
+    fboth = rng.normal(10, 1, (NY, NX))
+    elev = rng.integers(0, 200, (NY, NX)) * 0.5
+    elev[5, 5] = np.nan
+    when = np.datetime64("2000-01-01") + np.array([0, 3, 5, 9], "timedelta64[D]")
+    ds = xr.Dataset(
+        {
+            "tp": (("time", "lat", "lon"), tp, {"units": "m"}),
+            "u8": (("lat", "lon"), u8),
+            "s8": (("lat", "lon"), rng.integers(100, 150, (NY, NX)).astype("uint8")),
+            "f32m": (("time", "lat", "lon"), f32m),
+            "fboth": (("lat", "lon"), fboth),
+            "when": (("time",), when.astype("datetime64[ns]")),
+        },
+        coords={
+            "time": np.datetime64("2001-01-01") + np.arange(NT).astype("timedelta64[D]"),
+            "lat": np.linspace(-50.0, 50.0, NY).round(1),
+            "lon": np.arange(0.0, 360.0, 45.0),
+            "elev": (("lat", "lon"), elev),
+        },
+        attrs={"title": "encoded variables"},
+    )
+    encodings = {
+        "tp": {"dtype": "int16", "scale_factor": 1e-4, "add_offset": 0.0, "_FillValue": -32767},
+        "u8": {"dtype": "uint8", "_FillValue": 255},
+        "s8": {"dtype": "int8", "_Unsigned": "true"},
+        "f32m": {"dtype": "float32", "missing_value": -9999.0, "_FillValue": -9999.0},
+        "fboth": {"dtype": "float64", "_FillValue": 1e20},
+        "when": {"dtype": "int64", "units": "days since 2000-01-01"},
+        "time": {"dtype": "int64", "units": "days since 2001-01-01"},
+        "lat": {"dtype": "int16", "scale_factor": 0.1},
+        "elev": {"dtype": "int16", "scale_factor": 0.5, "_FillValue": -1},
+    }
+    for name, encoding in encodings.items():
+        ds[name].encoding = encoding
+    return ds
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> dict[str, Path]:
+    where = tmp_path_factory.mktemp("values")
+    ds = decoded_input().chunk({"time": 2, "lat": 4, "lon": 3})
+    out = {}
+    for fmt in (2, 3):
+        path = where / f"src_v{fmt}.zarr"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zarr's note on consolidated metadata in v3
+            ds.to_zarr(path, zarr_format=fmt, consolidated=fmt == 2)
+        # a float holding NaN besides its fill value: both read as missing
+        z = zarr.open_array(path / "fboth", mode="r+")
+        z[1, 2] = np.nan
+        out[f"zarr{fmt}"] = path
+    nc = where / "src.nc"
+    ds.load().to_netcdf(nc, engine="h5netcdf")
+    out["netcdf"] = nc
+    return out
+
+
+# case -> options; each pads the whole dataset once
+CASES = {
+    case: options.split()
+    for case, options in {
+        "mean": "--width lat=2 --width lon=1:2 --mode mean --stat-length 3",
+        "maximum": "--width lat=1 --mode maximum",
+        "minimum-time": "--width time=1:2 --mode minimum --stat-length 2",
+        "median": "--width lon=2 --mode median",
+        "constant": "--width lat=1 --width lon=2 --mode constant --constant-value 2.5",
+        "constant-nan": "--width lat=1:0 --width time=0:1 --mode constant",
+        "ramp": "--width lon=3 --mode linear_ramp --end-value 0.5",
+        "mixed": "--width lat=2 --width lon=2 --mode lat=symmetric --mode lon=mean "
+        "--stat-length lon=2",
+        "mixed-wrap": "--width lat=1 --width lon=3 --mode lat=mean --mode lon=wrap",
+        "odd": "--width lat=2 --mode reflect --reflect-type odd",
+        "copies": "--width time=2 --width lat=3 --width lon=9 --mode time=edge "
+        "--mode lat=symmetric --mode lon=wrap",
+    }.items()
+}
+KINDS = ("zarr3", "zarr2", "netcdf")
+
+
+def options_of(args: list[str]) -> tuple[dict, object, dict]:
+    """The widths, mode and keywords the command's options say, as pad2 takes them."""
+    widths: dict = {}
+    modes: dict = {}
+    kwargs: dict = {}
+    it = iter(args)
+    for flag in it:
+        value = next(it)
+        if flag == "--width":
+            dim, _, w = value.partition("=")
+            b, _, a = w.partition(":")
+            widths[dim] = (int(b), int(a or b))
+        elif flag == "--mode":
+            dim, eq, m = value.partition("=")
+            modes[dim if eq else None] = m if eq else dim
+        else:
+            key = {
+                "--stat-length": "stat_length",
+                "--constant-value": "constant_values",
+                "--end-value": "end_values",
+                "--reflect-type": "reflect_type",
+            }[flag]
+            dim, eq, v = value.partition("=")
+            v = v if eq else dim
+            parsed = v if key == "reflect_type" else (int(v) if key == "stat_length" else float(v))
+            if eq:
+                kwargs.setdefault(key, {})[dim] = parsed
+            else:
+                kwargs[key] = parsed
+    mode = modes.pop(None) if None in modes else modes
+    return widths, mode, kwargs
+
+
+def round_trip(ds: xr.Dataset, where: Path) -> xr.Dataset:
+    """``ds`` written by xarray with its own encoding, and opened again."""
+    ds = ds.copy()
+    for var in ds.variables.values():
+        for key in (
+            "chunks",
+            "preferred_chunks",
+            "compressors",
+            "filters",
+            "shards",
+            "serializer",
+        ):
+            var.encoding.pop(key, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (xarray's notes on packing floats into integers)
+        ds.to_zarr(where, zarr_format=3, consolidated=False)
+    return xr.open_zarr(where, consolidated=False).load()
+
+
+def open_input(path: Path, **kwargs) -> xr.Dataset:
+    if path.suffix == ".nc":
+        return xr.open_dataset(path, engine="h5netcdf", **kwargs)
+    return xr.open_zarr(path, consolidated="_v2" in path.name, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def runs(sources, tmp_path_factory):
+    """Each case on each input kind: ``{(case, kind): (exit status, DST)}``."""
+    where = tmp_path_factory.mktemp("values-out")
+    out = {}
+    for case, args in CASES.items():
+        for kind in KINDS:
+            dst = where / f"{case}-{kind}.zarr"
+            out[case, kind] = (main(["pad", str(sources[kind]), str(dst), *args]), dst)
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("case", list(CASES))
+def test_dst_opens_to_the_round_trip_of_pad2(case, kind, runs, sources, tmp_path):
+    rc, dst = runs[case, kind]
+    assert rc == 0
+    widths, mode, kwargs = options_of(CASES[case])
+    with open_input(sources[kind]) as src:
+        expected = round_trip(src.pad2(widths, mode=mode, **kwargs).compute(), tmp_path / "e")
+    got = xr.open_zarr(dst, consolidated=True).load()
+    assert set(got.variables) == set(expected.variables)
+    for name, var in expected.variables.items():
+        np.testing.assert_array_equal(got[name].values, var.values, err_msg=str(name))
+        assert got[name].dtype == var.dtype, name
+
+
+@pytest.mark.parametrize("kind", ["zarr3", "zarr2"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_stored_dtypes_and_copied_bits_are_the_inputs(case, kind, runs, sources):
+    """Stored dtypes are the input's; every element copied from the input (the interior,
+    and the pads of axes padded by copying) keeps its stored bits."""
+    _, dst = runs[case, kind]
+    widths, mode, kwargs = options_of(CASES[case])
+    raw_in = open_input(sources[kind], mask_and_scale=False, decode_times=False)
+    raw_out = xr.open_zarr(dst, mask_and_scale=False, decode_times=False)
+    for name, var in raw_in.variables.items():
+        out = raw_out[name]
+        promoted = case == "constant-nan" and name == "s8"  # an integer without a fill
+        assert (out.dtype.kind == "f") if promoted else (out.dtype == var.dtype), name
+        if promoted:
+            continue
+        # the pads of copying axes are numpy.pad of the stored values
+        copying = _copying(mode, kwargs, var.dims, widths, name in raw_in.indexes)
+        pairs = [widths.get(d, (0, 0)) if d in copying else (0, 0) for d in var.dims]
+        modes = {k: _mode(mode, d) for k, d in enumerate(var.dims) if d in copying}
+        expected = np.asarray(var.values)
+        for k, m in modes.items():
+            alone = [pairs[i] if i == k else (0, 0) for i in range(var.ndim)]
+            expected = np.pad(expected, alone, mode=m)
+        inner = tuple(
+            slice(widths.get(d, (0, 0))[0], widths.get(d, (0, 0))[0] + n)
+            if d not in copying
+            else slice(None)
+            for d, n in zip(var.dims, var.shape)
+        )
+        got = np.asarray(out.values)[inner]
+        assert got.tobytes() == expected.tobytes(), name
+
+
+def _mode(mode, dim):
+    return mode.get(dim, "constant") if isinstance(mode, dict) else mode
+
+
+def _copying(mode, kwargs, dims, widths, is_index):
+    odd = kwargs.get("reflect_type") == "odd"
+    return {
+        d
+        for d in dims
+        if widths.get(d, (0, 0)) != (0, 0)
+        and not is_index
+        and _mode(mode, d) in ("edge", "wrap", "symmetric", "reflect")
+        and not odd
+    }
+
+
+# --------------------------------------------------------------------------------------
+# What the encoding cannot hold is refused by name, before anything is written
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--constant-value", "4"], "tp"),  # 40000: out of int16 once packed
+        (["--constant-value=-3.2767"], "tp"),  # the fill value itself: would read NaN
+        (["--mode", "linear_ramp", "--end-value", "300"], "u8"),  # out of uint8
+    ],
+)
+def test_values_the_encoding_cannot_hold_are_refused(options, words, sources, tmp_path, capsys):
+    """(A value inside the range is rounded into the stored type, as xarray rounds it.)"""
+    dst = tmp_path / "out.zarr"
+    args = ["pad", str(sources["zarr3"]), str(dst), "--width", "lat=1", "--var", words, *options]
+    if "--mode" not in options:
+        args += ["--mode", "constant"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("daskpad: error:") and err.count("\n") == 1, err
+    assert f"variable {words!r}: a padded value cannot be stored in its encoding" in err, err
+    assert not dst.exists()
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_run_on_workers_writes_the_same(runs, sources, tmp_path):
+    """The same values through ``--workers 2`` (process workers)."""
+    dst = tmp_path / "w.zarr"
+    argv = ["pad", str(sources["zarr3"]), str(dst), *CASES["mixed"], "--workers", "2"]
+    run = subprocess.run(
+        [sys.executable, "-m", "daskpad", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    _, threads = runs["mixed", "zarr3"]
+    a, b = xr.open_zarr(dst).load(), xr.open_zarr(threads).load()
+    xr.testing.assert_identical(a, b)
+
+
+def test_a_time_the_units_cannot_express_is_refused():
+    """Half a day in whole days: xarray would change the units; refused instead."""
+    from daskpad.xarray.stored import _encode
+
+    when = np.array(["2000-01-02", "2000-01-02T12"], "datetime64[ns]")
+    encoding = {"dtype": "int64", "units": "days since 2000-01-01"}
+    np.testing.assert_array_equal(_encode(when[:1], variable="t", encoding=encoding), [1])
+    with pytest.raises(ValueError, match="variable 't': a padded value cannot be stored"):
+        _encode(when, variable="t", encoding=encoding)
