@@ -121,6 +121,9 @@ def _modes_of(mode):
 @given(data=st.data())
 def test_a_mode_per_axis_is_the_stencil_on_numpy_pad_called_once_per_axis(data):
     shape, chunks, pairs = _draw_grid(data, 8)
+    if data.draw(st.booleans()):  # some axes without a halo, named in mode or not
+        zero = data.draw(st.sets(st.sampled_from(range(len(shape))), min_size=1))
+        pairs = tuple((0, 0) if axis in zero else p for axis, p in enumerate(pairs))
     modes = per_axis_modes(len(shape), functions=False)
     mode = data.draw(modes.filter(lambda m: "empty" not in _modes_of(m)))  # (undefined)
     kwargs = data.draw(per_axis_kwargs(mode, np.dtype("f8"), shape))
@@ -161,8 +164,9 @@ def test_scipys_filters_with_a_mode_per_axis_equal_the_filter_block_by_block(dat
         options = {"size": sizes}
         pairs = tuple((s // 2, s - 1 - s // 2) for s in sizes)
     cval = data.draw(st.sampled_from([0.0, 1.5]))
-    # (numpy.pad's keywords are for the padded axes: a constant axis with a halo)
-    constant = any(NAMES["scipy"][w] == "constant" and any(p) for w, p in zip(words, pairs))
+    # (numpy.pad's keywords go by mode, not width: a constant axis with a footprint of 1,
+    # no halo, takes cval as any other constant axis)
+    constant = any(NAMES["scipy"][w] == "constant" for w in words)
     a = np.random.default_rng(data.draw(st.integers(0, 99))).random(shape)
     expected = scipy_filter(a, kind, words, {**options, "cval": cval})
     boundary = tuple(_scipy_word(w) for w in words)
@@ -213,6 +217,75 @@ def test_keywords_per_axis_go_to_the_axes_whose_mode_takes_them():
     # (odd reflection along axis 0, the constants of axis 1 in the corners' columns)
     np.testing.assert_allclose(padded[:, :2], 2.0)
     np.testing.assert_allclose(padded[0, 2:-2], 2 * a[0] - a[2])
+
+
+@pytest.mark.parametrize(
+    "edge",
+    [
+        {"boundary": {0: "scipy:grid-constant", 1: "scipy:reflect"}},
+        {"boundary": ("scipy:grid-constant", "scipy:reflect")},
+        {"mode": {0: "constant", 1: "symmetric"}},
+        {"mode": ("constant", "symmetric")},
+    ],
+)
+def test_a_keyword_of_an_axis_named_without_a_halo_is_taken(edge):
+    # numpy.pad's keywords go by mode, not width: a constant axis with no halo takes its
+    # constant, as a scipy filter of footprint 1 along it takes cval
+    a = np.random.default_rng(9).random((5, 6))
+    x = da.from_array(a, chunks=3)
+    kw = {"weights": np.ones((1, 4)), "before": (0, 2)}
+    got = daskpad.map_overlap(stencil, x, ((0, 0), (2, 1)), constant_values=1.5, **edge, **kw)
+    padded = np.pad(np.pad(a, 0, "constant", constant_values=1.5), ((0, 0), (2, 1)), "symmetric")
+    np.testing.assert_allclose(validated(got).compute(), stencil(padded, **kw)[:, 2:-1])
+
+
+@pytest.mark.skipif(ndimage is None, reason="scipy is not installed")
+def test_a_filter_of_footprint_1_along_its_constant_axis_takes_cval():
+    a = np.random.default_rng(10).random((5, 7))
+    expected = ndimage.uniform_filter(a, size=(1, 3), mode=["constant", "reflect"], cval=1.5)
+    got = daskpad.map_overlap(
+        filtered_block,
+        da.from_array(a, chunks=3),
+        (0, 1),
+        boundary=("scipy:constant", "scipy:reflect"),
+        constant_values=1.5,
+        kind="uniform",
+        options={"size": (1, 3)},
+    )
+    np.testing.assert_allclose(validated(got).compute(), expected)
+
+
+@pytest.mark.parametrize(
+    ("edge", "kwargs", "words"),
+    [
+        # an axis a boundary dict does not name has no halo at the array's edges
+        (
+            {"boundary": {1: "scipy:reflect"}},
+            {"constant_values": 1.5},
+            r"unsupported keyword argument constant_values: the mode of no axis named in "
+            r"boundary takes it \(\{1: 'symmetric'\}; from boundary=\{1: 'scipy:reflect'\}; "
+            r"axes \[0\] get no halo at the array's edges\); constant_values is for mode",
+        ),
+        ({"boundary": ("dask:none", "periodic")}, {"constant_values": 1.5}, "no axis named"),
+        # a mode dict: an axis it does not name is "constant", counted only where padded
+        (
+            {"mode": {1: "symmetric"}},
+            {"constant_values": 1.5},
+            r"unsupported keyword argument constant_values: the mode of no axis named in mode "
+            r"or padded takes it \(\{1: 'symmetric'\}; axes not named in mode are 'constant'",
+        ),
+        ({"mode": ("constant", "symmetric")}, {"stat_length": 1}, r"\['maximum', 'mean'"),
+        (
+            {"boundary": {0: "scipy:grid-constant", 1: "scipy:reflect"}},
+            {"constant_values": {1: 1.5}},
+            "constant_values gives a value for axis 1, whose mode 'symmetric' does not take",
+        ),
+    ],
+)
+def test_keywords_no_named_axis_takes_are_still_refused(edge, kwargs, words):
+    x = da.zeros((5, 6), chunks=3)
+    with pytest.raises(ValueError, match=words):
+        daskpad.map_overlap(lambda b: b, x, ((0, 0), (2, 1)), **edge, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -296,9 +369,14 @@ def test_numbers_per_axis_are_constants_for_their_axes():
         (
             {"boundary": {0: "dask:none", 1: "wrap"}, "constant_values": 1},
             ValueError,
-            r"constant_values=1 applies to no axis.*'constant'",
+            r"unsupported keyword argument constant_values: the mode of no axis named in "
+            r"boundary takes it \(\{1: 'wrap'\}.*axes \[0\] get no halo.*\['constant'\]",
         ),
-        ({"boundary": ("none", "none"), "stat_length": 1}, ValueError, "applies to no axis"),
+        (
+            {"boundary": ("none", "none"), "stat_length": 1},
+            ValueError,
+            "no axis named in boundary",
+        ),
         ({"mode": {1: "periodic"}}, ValueError, "axis 1's 'periodic' .* give numpy's 'wrap'"),
         ({"mode": ("edge", "dask:none")}, ValueError, r"boundary=\{1: 'dask:none'"),
         ({"mode": ("edge",)}, ValueError, "1 entries"),

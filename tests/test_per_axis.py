@@ -111,6 +111,76 @@ def test_keywords_apply_to_the_axes_whose_mode_takes_them():
     np.testing.assert_array_equal(y.compute(), expected)
 
 
+@pytest.mark.parametrize("mode", [{0: "constant", 1: "symmetric"}, ("constant", "symmetric")])
+def test_a_keyword_of_an_axis_named_with_width_0_is_taken(mode):
+    # numpy.pad decides by mode, not width: np.pad(a, 0, "constant", constant_values=1.5)
+    x = da.from_array(GRID, chunks=4)
+    y = daskpad.pad(x, ((0, 0), (2, 1)), mode=mode, constant_values=1.5)
+    step = np.pad(GRID, ((0, 0), (0, 0)), "constant", constant_values=1.5)
+    expected = np.pad(step, ((0, 0), (2, 1)), "symmetric")
+    np.testing.assert_array_equal(y.compute(), expected)
+    np.testing.assert_array_equal(
+        expected, chained_numpy_pad(GRID, ((0, 0), (2, 1)), mode, constant_values=1.5)
+    )
+    # ... and so is its {axis: value} entry, in numpy's forms too
+    z = daskpad.pad(x, ((0, 0), (2, 1)), mode=mode, constant_values={0: ((1, 2),)})
+    np.testing.assert_array_equal(z.compute(), expected)
+
+
+def test_a_keyword_of_axes_of_width_0_reaches_no_function():
+    # the constant of axis 0, named with width 0, is axis 0's: the function gets the rest
+    seen = []
+
+    def mark(vector, iaxis_pad_width, iaxis, kwargs):
+        seen.append(sorted(kwargs))
+        before, after = iaxis_pad_width
+        vector[:before] = kwargs.get("fill", -1)
+        vector[len(vector) - after :] = kwargs.get("fill", -1)
+
+    x = da.from_array(GRID, chunks=4)
+    mode = {0: "constant", 1: mark}
+    y = daskpad.pad(x, ((0, 0), (1, 1)), mode=mode, constant_values=1.5, fill=-7)
+    expected = chained_numpy_pad(GRID, ((0, 0), (1, 1)), mode, constant_values=1.5, fill=-7)
+    np.testing.assert_array_equal(y.compute(), expected)
+    assert seen and all(keys == ["fill"] for keys in seen)
+
+
+@pytest.mark.parametrize(
+    ("widths", "mode", "kwargs", "words"),
+    [
+        # an axis left to "constant" counts only where padded
+        (
+            ((0, 0), (2, 1)),
+            {1: "symmetric"},
+            {"constant_values": 1.5},
+            r"unsupported keyword argument constant_values: the mode of no axis named in mode "
+            r"or padded takes it \(\{1: 'symmetric'\}; axes not named in mode are 'constant', "
+            r"counted only where padded\); constant_values is for mode\(s\) \['constant'\]",
+        ),
+        (((0, 0), (2, 1)), {1: "symmetric"}, {"constant_values": {0: 1.5}}, "constant_values"),
+        # a keyword no mode of the call takes, whatever the widths
+        (0, {0: "constant", 1: "symmetric"}, {"stat_length": 2}, r"\['maximum', 'mean'"),
+        (((0, 0), (2, 1)), ("edge", "wrap"), {"end_values": 2}, r"\['linear_ramp'\]"),
+        (0, ("edge", "wrap"), {"foo": 2}, "no mode takes foo"),
+        # an {axis: value} entry for an axis whose mode does not take it
+        (
+            ((0, 0), (2, 1)),
+            {0: "constant", 1: "symmetric"},
+            {"constant_values": {1: 1.5}},
+            r"constant_values gives a value for axis 1, whose mode 'symmetric' does not take "
+            r"constant_values.*Leave 1 out of constant_values",
+        ),
+    ],
+)
+def test_keywords_still_refused_where_no_named_or_padded_axis_takes_them(
+    widths, mode, kwargs, words
+):
+    with pytest.raises(ValueError, match=words):
+        daskpad.pad(X, widths, mode=mode, **kwargs)
+    with pytest.raises(ValueError):
+        chained_numpy_pad(GRID, widths, mode, **kwargs)
+
+
 def test_stat_length_by_axis():
     x = da.from_array(GRID, chunks=(2, 5))
     y = daskpad.pad(x, 3, mode=["mean", "median"], stat_length={0: 2, 1: (1, 4)})

@@ -17,10 +17,13 @@ import pytest
 xr = pytest.importorskip("xarray")
 
 import labelled_data  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from labelled_data import WIDTHS, chunked  # noqa: E402
 
-import daskpad  # noqa: E402,F401  (registers the accessor)
+import daskpad  # noqa: E402  (registers the accessor)
 from daskpad.core.registry import MODES  # noqa: E402
+from daskpad.testing import chained_numpy_pad  # noqa: E402
 
 #: numpy modes whose pads are defined (empty's are not)
 DEFINED = [m for m in MODES if m != "empty"]
@@ -117,6 +120,134 @@ def test_dimensions_not_named_keep_constant():
         ds["i"].values, ("x", "y"), WIDTHS, {"y": "wrap"}, {"x": {"constant_values": -1}}
     )
     np.testing.assert_array_equal(out["i"].values, expected)
+
+
+# --------------------------------------------------------------------------------------
+# Keywords go by mode, not width: a dimension mode names counts with width 0 too
+# --------------------------------------------------------------------------------------
+GRID = xr.DataArray(np.arange(12.0).reshape(3, 4), dims=("y", "x"))
+
+
+@pytest.mark.parametrize("constant_values", [1.5, {"y": 1.5}, {"y": (1.5, 1.5)}])
+def test_a_keyword_of_a_dimension_named_with_width_0_is_taken(constant_values):
+    modes = {"y": "constant", "x": "symmetric"}
+    step = np.pad(GRID.values, 0, "constant", constant_values=1.5)
+    expected = np.pad(step, ((0, 0), (2, 1)), "symmetric")
+    for obj in (GRID, GRID.chunk(2)):
+        out = obj.pad2(y=0, x=(2, 1), mode=modes, constant_values=constant_values)
+        np.testing.assert_array_equal(out.compute().values, expected)
+    # ... as daskpad.pad takes it by axis
+    got = daskpad.pad(
+        GRID.chunk(2).data, ((0, 0), (2, 1)), mode={0: "constant", 1: "symmetric"},
+        constant_values=1.5,
+    )  # fmt: skip
+    np.testing.assert_array_equal(got.compute(), expected)
+
+
+def test_a_dimension_left_to_constant_counts_only_where_padded():
+    words = (
+        r"unsupported keyword argument constant_values: the mode of no dimension named in "
+        r"mode or padded takes it \(\{'x': 'symmetric'\}; dimensions not named in mode are "
+        r"'constant', counted only where padded\); constant_values is for mode\(s\) "
+        r"\['constant'\]"
+    )
+    for obj in (GRID, GRID.chunk(2)):
+        with pytest.raises(ValueError, match=words):
+            obj.pad2(y=0, x=(2, 1), mode={"x": "symmetric"}, constant_values=1.5)
+        with pytest.raises(ValueError, match=words):
+            obj.pad2(y=0, x=(2, 1), mode={"x": "symmetric"}, constant_values={"y": 1.5})
+        # padded, it counts
+        out = obj.pad2(y=1, x=(2, 1), mode={"x": "symmetric"}, constant_values=1.5)
+        assert (out.compute().values[0] == 1.5).all()
+    # the same words as daskpad.pad's, by axis
+    with pytest.raises(ValueError) as by_axis:
+        daskpad.pad(GRID.chunk(2).data, ((0, 0), (2, 1)), {1: "symmetric"}, constant_values=1.5)
+    assert str(by_axis.value) == (
+        "unsupported keyword argument constant_values: the mode of no axis named in mode or "
+        "padded takes it ({1: 'symmetric'}; axes not named in mode are 'constant', counted "
+        "only where padded); constant_values is for mode(s) ['constant']"
+    )
+
+
+def test_a_mode_still_names_only_dimensions_given_a_width():
+    # (a width of 0 is a width: the dimension is in the call, and its mode counts)
+    with pytest.raises(ValueError, match=r"mode names dimension\(s\) \['y'\], which have no"):
+        GRID.pad2(x=(2, 1), mode={"y": "constant", "x": "symmetric"}, constant_values=1.5)
+
+
+_KEYWORD_VALUES = {
+    "constant_values": st.sampled_from([-1.5, 2.0, (1.0, -3.0)]),
+    "end_values": st.sampled_from([4.0, (-2.0, 1.0)]),
+    "stat_length": st.sampled_from([1, 2, (1, 3)]),
+    "reflect_type": st.sampled_from(["even", "odd"]),
+}
+
+
+@st.composite
+def _by_name_cases(draw):
+    """A DataArray, widths by name (some dimensions left out, some 0), a mode per
+    dimension naming some of those given a width, and keywords by name or for all."""
+    ndim = draw(st.integers(1, 3))
+    dims = ("a", "b", "c")[:ndim]
+    shape = tuple(draw(st.integers(1, 4)) for _ in dims)
+    values = np.random.default_rng(draw(st.integers(0, 99))).integers(-9, 9, shape) * 1.0
+    widths = {}
+    for dim in dims:
+        kind = draw(st.sampled_from(["left out", "zero", "padded"]))
+        if kind == "zero":
+            widths[dim] = 0
+        elif kind == "padded":
+            widths[dim] = (draw(st.integers(0, 3)), draw(st.integers(1, 3)))
+    defined = sorted(m for m in MODES if m != "empty")
+    named = draw(st.lists(st.sampled_from(sorted(widths)), unique=True)) if widths else []
+    modes = {dim: draw(st.sampled_from(defined)) for dim in named}
+    kwargs = {}
+    for key, value in _KEYWORD_VALUES.items():
+        if not draw(st.integers(0, 2)):
+            continue
+        if widths and draw(st.booleans()):
+            chosen = draw(st.lists(st.sampled_from(sorted(widths)), min_size=1, unique=True))
+            kwargs[key] = {dim: draw(value) for dim in chosen}
+        else:
+            kwargs[key] = draw(value)
+    chunks = draw(st.sampled_from([None, 1, 2]))
+    return xr.DataArray(values, dims=dims), widths, modes, kwargs, chunks
+
+
+@given(case=_by_name_cases())
+def test_keywords_by_name_match_chained_numpy_pad_or_its_refusal(case):
+    # pad2 by name is daskpad.pad's mode per axis: the dimensions mode names are the axes
+    # it names (a width of 0 included), a keyword by name is {axis: value}; xarray's
+    # missing value is the fill of a padded constant dimension given none
+    arr, widths, modes, kwargs, chunks = case
+    axis = {dim: k for k, dim in enumerate(arr.dims)}
+    pairs = [(0, 0)] * arr.ndim
+    for dim, w in widths.items():
+        pairs[axis[dim]] = w if isinstance(w, tuple) else (w, w)
+    by_axis = {axis[d]: m for d, m in modes.items()}
+    np_kwargs = {
+        k: {axis[d]: e for d, e in v.items()} if isinstance(v, dict) else v
+        for k, v in kwargs.items()
+    }
+    missing = {
+        a: np.nan
+        for a in range(arr.ndim)
+        if by_axis.get(a, "constant") == "constant" and any(pairs[a])
+    }
+    constants = np_kwargs.get("constant_values", {})
+    if isinstance(constants, dict) and missing.keys() - constants.keys():
+        np_kwargs["constant_values"] = {**missing, **constants}
+    obj = arr if chunks is None else arr.chunk(chunks)
+    try:
+        with np.errstate(all="ignore"):
+            expected = chained_numpy_pad(arr.values, pairs, by_axis, **np_kwargs)
+    except ValueError:
+        with pytest.raises(ValueError):
+            obj.pad2(widths, mode=modes, **kwargs)
+        return
+    with dask.config.set(scheduler="sync"):
+        got = obj.pad2(widths, mode=modes, **kwargs).compute().values
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
 
 
 def test_one_mode_by_dimension_is_the_mode():
@@ -325,8 +456,8 @@ def test_pad_to_by_dimension():
         ({"x": 1, "mode": ["wrap", "edge"]}, TypeError, "mode per dimension by name"),
         # keywords that fit no mode, or a dimension whose mode does not take them
         ({"x": 1, "y": 1, "mode": {"x": "wrap"}, "stat_length": 2}, ValueError,
-         r"unsupported keyword argument stat_length: no padded dimension's mode takes it "
-         r"\(the modes are \{'x': 'wrap', 'y': 'constant'\}"),
+         r"unsupported keyword argument stat_length: the mode of no dimension named in mode or "
+         r"padded takes it \(\{'x': 'wrap', 'y': 'constant'\}"),
         ({"x": 1, "y": 1, "mode": {"x": "mean", "y": "wrap"}, "stat_length": {"y": 2}},
          ValueError, r"stat_length gives a value for dimension 'y', whose mode 'wrap' does not "
          r"take stat_length; stat_length is for mode\(s\) \['maximum', 'mean', 'median'"),

@@ -28,7 +28,7 @@ from daskpad.api.pad import pad
 from daskpad.api.shapes import crop
 from daskpad.core.boundaries import names, translate, translate_each
 from daskpad.core.per_axis import depth_pairs
-from daskpad.core.registry import MODES, keywords, modes_taking
+from daskpad.core.registry import keyword_misfits, keywords
 
 
 def map_overlap(
@@ -315,9 +315,8 @@ def _from_boundary(
         pad_kwargs.update(extra)
         return translated or "constant", (translated is not None,) * ndim
     # (an axis a per-axis boundary does not name has no halo at the array's edges, as
-    # dask's map_overlap leaves it)
-    # (an axis of no halo has no pad either: its word is not applied)
-    entries = [e if any(w) else None for e, w in zip(entries, widths)]
+    # dask's map_overlap leaves it; an axis it names keeps its mode whatever its depth, as
+    # numpy.pad's keywords go by mode, not width)
     modes = {a: e[0] for a, e in enumerate(entries) if e is not None and e[0] is not None}
     constants = {a: e[1] for a, e in enumerate(entries) if e is not None and e[1] is not None}
     if constants:
@@ -328,21 +327,21 @@ def _from_boundary(
             )
         pad_kwargs["constant_values"] = constants
     bare = [a for a in range(ndim) if a not in modes]  # no halo at the array's edges
+    named: dict[str, list[int]] = {}
     for keyword, value in pad_kwargs.items():
-        named = list(value) if isinstance(value, Mapping) else []
-        for key in named:
+        keys = list(value) if isinstance(value, Mapping) else []
+        for key in keys:
             if isinstance(key, int) and -ndim <= key < ndim and key % ndim in bare:
                 raise ValueError(
                     f"{keyword}={value!r} names axis {key}, which has no halo at the "
                     f"array's edges with boundary={boundary!r}: leave it out"
                 )
-        if not any(keyword in MODES[m].kwargs for m in modes.values()):
-            padding = ", ".join(f"axis {a} with {m!r}" for a, m in modes.items())
-            raise ValueError(
-                f"{keyword}={value!r} applies to no axis: boundary={boundary!r} pads "
-                f"{padding or 'no axis'} at the array's edges (axes {bare} not at all), and "
-                f"{keyword} is for the modes {modes_taking([keyword])}"
-            )
+        named[keyword] = [k % ndim for k in keys if isinstance(k, int) and -ndim <= k < ndim]
+    misfits = keyword_misfits(modes, set(modes), named)
+    if misfits:
+        none = f"; axes {bare} get no halo at the array's edges" if bare else ""
+        note = f"from boundary={boundary!r}{none}"
+        raise ValueError(misfits[0].words("axis", "boundary", padded=False, note=note))
     return modes, tuple(a in modes for a in range(ndim))
 
 

@@ -5,7 +5,7 @@ per-axis arguments of ``pad_to`` and ``map_overlap`` (sizes, depths)."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,12 +19,7 @@ from daskpad.core.plan import (
     normalize,
     normalize_pad_width,
 )
-from daskpad.core.registry import (
-    EdgeFunction,
-    keywords,
-    mode_named,
-    modes_taking,
-)
+from daskpad.core.registry import EdgeFunction, keyword_misfits, keywords, mode_named
 
 # --------------------------------------------------------------------------------------
 # a mode per axis
@@ -63,50 +58,76 @@ def modes_by_axis(mode: Any, ndim: int) -> list[Any]:
     return modes
 
 
+def named_axes(mode: Any, ndim: int) -> set[int]:
+    """The axes a per-axis ``mode`` names: those of ``{axis: mode}`` (checked by
+    :func:`modes_by_axis`), or every axis of one mode per axis."""
+    if isinstance(mode, Mapping):
+        return {operator.index(axis) % ndim for axis in mode}
+    return set(range(ndim))
+
+
 def _takes(mode: Any, name: str) -> bool:
     return isinstance(mode, str) and name in mode_named(mode).kwargs
 
 
+def _axes_in(value: Any, ndim: int) -> list[int]:
+    """The axes a keyword's ``{axis: value}`` mapping names (none for any other value;
+    keys that are no axis are refused where the value is read, :func:`_by_axis`)."""
+    if not isinstance(value, Mapping):
+        return []
+    axes = []
+    for key in value:
+        try:
+            a = operator.index(key)
+        except TypeError:
+            continue
+        if -ndim <= a < ndim:
+            axes.append(a % ndim)
+    return axes
+
+
 def _keywords_by_axis(
-    modes: Sequence[Any], widths: Sequence[tuple[int, int]], kwargs: Mapping[str, Any]
+    modes: Sequence[Any],
+    named: Collection[int],
+    widths: Sequence[tuple[int, int]],
+    kwargs: Mapping[str, Any],
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Each axis's keywords, and the keywords of the functions among the modes.
 
     numpy.pad's keywords of its own modes go to the axes whose mode takes them: the value
     as given (numpy's forms: numpy picks the axis's pair), or, from ``{axis: value}``, that
-    axis's value. The functions get every keyword no padded axis's built-in mode takes. A
-    keyword nobody takes is refused as numpy refuses it."""
+    axis's value. A keyword fits when the mode of an axis ``mode`` names (``named``,
+    whatever its width) or of a padded axis takes it
+    (:func:`daskpad.core.registry.keyword_misfits`). The functions get every keyword that
+    fits no such axis; without a function, such a keyword is refused as numpy refuses
+    it."""
     ndim = len(modes)
-    padded = [b > 0 or a > 0 for b, a in widths]
-    taken = {n for n in kwargs if any(p and _takes(m, n) for m, p in zip(modes, padded))}
+    counted = {a for a in range(ndim) if a in named or any(widths[a])}
     functions = any(callable(m) for m in modes)
-    left = sorted(set(kwargs) - taken)
-    if left and not functions:
-        shown = {axis: m for axis, m in enumerate(modes) if padded[axis]}
-        fit = [n for n in left if n in keywords()]
-        hint = "; give them with a mode that takes them, for an axis that is padded" if fit else ""
-        raise ValueError(
-            f"unsupported keyword arguments for the modes of the padded axes {shown}: {left}{hint}"
-        )
+    ours = set(keywords())
+    misfits = keyword_misfits(
+        dict(enumerate(modes)),
+        counted,
+        {n: _axes_in(v, ndim) if n in ours else () for n, v in kwargs.items()},
+    )
+    left = {m.keyword for m in misfits if m.unused}
+    for misfit in misfits:
+        if not (misfit.unused and functions):
+            note = "axes not named in mode are 'constant', counted only where padded"
+            raise ValueError(misfit.words("axis", "mode", note=note if len(named) < ndim else ""))
+    taken = sorted(set(kwargs) - left)
     by_axis: list[dict[str, Any]] = [{} for _ in range(ndim)]
-    for name in sorted(taken):
+    for name in taken:
         value = kwargs[name]
         if isinstance(value, Mapping):
             for axis, entry in enumerate(_by_axis(name, value, ndim, _ABSENT)):
-                if entry is _ABSENT:
-                    continue
-                if not _takes(modes[axis], name):
-                    raise ValueError(
-                        f"{name} gives a value for axis {axis}, whose mode {modes[axis]!r} "
-                        f"does not take {name}; the modes that take it: "
-                        f"{', '.join(modes_taking([name]))}"
-                    )
-                by_axis[axis][name] = entry
+                if entry is not _ABSENT:
+                    by_axis[axis][name] = entry
         else:
             for axis, m in enumerate(modes):
                 if _takes(m, name):
                     by_axis[axis][name] = value
-    function_kwargs = {n: v for n, v in kwargs.items() if n not in taken}
+    function_kwargs = {n: v for n, v in kwargs.items() if n in left}
     return by_axis, function_kwargs
 
 
@@ -128,7 +149,7 @@ def normalize_per_axis(
     ndim = len(shape)
     widths = normalize_pad_width(pad_width, ndim)
     modes = modes_by_axis(mode, ndim)
-    by_axis, function_kwargs = _keywords_by_axis(modes, widths, kwargs)
+    by_axis, function_kwargs = _keywords_by_axis(modes, named_axes(mode, ndim), widths, kwargs)
     _check_padded_size(shape, widths, dtype.itemsize)
     steps: list[tuple[int, PadPlan]] = []
     current = list(shape)

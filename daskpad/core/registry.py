@@ -13,7 +13,7 @@ adding one module that registers it (docs/design.md shows one).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -166,6 +166,130 @@ def modes_taking(kwargs: Iterable[str]) -> list[str]:
     return [name for name, spec in MODES.items() if wanted <= set(spec.kwargs)]
 
 
+@dataclass(frozen=True)
+class Misfit:
+    """A keyword argument that does not fit the modes it was given with
+    (:func:`keyword_misfits`). Each caller words it for its own arguments (:meth:`words`),
+    so ``daskpad.pad``, ``daskpad.map_overlap`` and ``pad2`` say the same thing alike.
+
+    Attributes
+    ----------
+    keyword
+        The keyword argument.
+    unused
+        True: the mode of no axis (or dimension) that counts takes it. False: its
+        ``{place: value}`` mapping names ``place``, whose mode does not take it.
+    place
+        The axis or dimension named where it does not fit (None when ``unused``).
+    mode
+        That place's mode, a name or a function (None when ``unused``).
+    counted
+        When ``unused``: the mode of each place that counts (none takes the keyword).
+    fits
+        The registered modes that take the keyword (none: no mode takes it).
+    """
+
+    keyword: str
+    unused: bool
+    place: Any = None
+    mode: Any = None
+    counted: Mapping[Any, Any] = field(default_factory=dict)
+    fits: tuple[str, ...] = ()
+
+    def words(
+        self, noun: str = "axis", argument: str = "mode", *, padded: bool = True, note: str = ""
+    ) -> str:
+        """The one-line refusal. ``noun`` names a place (``"axis"``, ``"dimension"``),
+        ``argument`` the caller's argument that names the modes (``"mode"``,
+        ``"boundary"``); for an unused keyword, ``padded`` says whether a padded place
+        counts whatever ``argument`` names, and ``note`` what the places ``argument``
+        does not name are."""
+        kw = self.keyword
+        fit = f"{kw} is for mode(s) {list(self.fits)}" if self.fits else f"no mode takes {kw}"
+        if not self.unused:
+            return (
+                f"{kw} gives a value for {noun} {self.place!r}, whose mode "
+                f"{mode_name(self.mode)!r} does not take {kw}; {fit}. Leave {self.place!r} "
+                f"out of {kw}"
+            )
+        modes = {p: mode_name(m) for p, m in self.counted.items()}
+        counts = f"named in {argument}{' or padded' if padded else ''}"
+        return (
+            f"unsupported keyword argument {kw}: the mode of no {noun} {counts} takes it "
+            f"({modes}{'; ' + note if note else ''}); {fit}"
+        )
+
+
+def mode_name(mode: Any) -> str:
+    """A mode as a message shows it: its name, or a function's name."""
+    return mode if isinstance(mode, str) else getattr(mode, "__name__", repr(mode))
+
+
+def keyword_misfits(
+    modes: Mapping[Any, Any],
+    counted: Collection[Hashable],
+    named: Mapping[str, Collection[Hashable]],
+) -> list[Misfit]:
+    """The keyword arguments that do not fit the modes they are given with: the one rule
+    that ``daskpad.pad``, ``daskpad.map_overlap`` and ``pad2`` ask of a mode per axis or
+    per dimension (:func:`check_kwargs` asks it of one mode).
+
+    numpy.pad decides by mode, not by width (``numpy.pad(a, 0, "constant",
+    constant_values=1)`` is fine), so a keyword fits when the mode of a place that counts
+    takes it: a place the caller gave a mode by name, whatever its width, or one that is
+    padded (a place left to the default mode counts only there). A keyword's
+    ``{place: value}`` mapping may name only places whose mode takes it.
+
+    Parameters
+    ----------
+    modes
+        Each place's mode (an axis's or a dimension's): a mode name, or a function (which
+        takes none of the table's keywords; a caller that hands a function the keywords
+        no mode takes reads the unused misfits as the function's).
+    counted
+        The places whose mode counts: named by the caller, or padded.
+    named
+        Each keyword argument given, with the places its ``{place: value}`` mapping names
+        (none for one value for every place).
+
+    Returns
+    -------
+    list of Misfit
+        In the order of ``named``: an unused keyword once, else each place its mapping
+        names whose mode does not take it. Empty when everything fits.
+
+    Examples
+    --------
+    >>> modes = {0: "constant", 1: "wrap"}
+    >>> keyword_misfits(modes, {0, 1}, {"constant_values": ()})
+    []
+    >>> print(keyword_misfits(modes, {1}, {"constant_values": ()})[0].words())
+    unsupported keyword argument constant_values: the mode of no axis named in mode or \
+padded takes it ({1: 'wrap'}); constant_values is for mode(s) ['constant']
+    >>> print(keyword_misfits(modes, {0, 1}, {"constant_values": (1,)})[0].words())
+    constant_values gives a value for axis 1, whose mode 'wrap' does not take \
+constant_values; constant_values is for mode(s) ['constant']. Leave 1 out of constant_values
+    """
+
+    def takes(place: Hashable, keyword: str) -> bool:
+        mode = modes.get(place)
+        return isinstance(mode, str) and mode in _MODES and keyword in _MODES[mode].kwargs
+
+    misfits = []
+    for keyword, places in named.items():
+        fits = tuple(modes_taking([keyword]))
+        if not any(takes(p, keyword) for p in counted):
+            shown = {p: m for p, m in modes.items() if p in counted}
+            misfits.append(Misfit(keyword, True, counted=shown, fits=fits))
+            continue
+        misfits += [
+            Misfit(keyword, False, place=p, mode=modes.get(p), fits=fits)
+            for p in places
+            if not takes(p, keyword)
+        ]
+    return misfits
+
+
 def check_kwargs(mode: str, given: Mapping[str, Any]) -> Mode:
     """The one rule for a mode's keyword arguments, which ``daskpad.pad``, ``pad2`` and the
     command all ask: each given one must be one the mode takes (``numpy.pad`` refuses the
@@ -173,7 +297,8 @@ def check_kwargs(mode: str, given: Mapping[str, Any]) -> Mode:
     (numpy silently treats any other value as ``"even"``; a typo should not pass
     unnoticed). Returns the mode (:func:`mode_named`)."""
     spec = mode_named(mode)
-    unsupported = sorted(set(given) - set(spec.kwargs))
+    misfits = keyword_misfits({mode: mode}, {mode}, dict.fromkeys(given, ()))
+    unsupported = sorted(m.keyword for m in misfits)
     if unsupported:
         fit = modes_taking(unsupported)
         hint = f"; they fit mode(s) {fit}" if fit else ""

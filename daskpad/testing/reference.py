@@ -112,9 +112,11 @@ def chained_numpy_pad(array: Any, pad_width: Any, mode: Any, **kwargs: Any) -> n
     ``mode`` is ``{axis: mode}`` (axes not named: ``"constant"``) or one mode per axis.
     numpy.pad's keywords (``constant_values``, ``end_values``, ``stat_length``,
     ``reflect_type``) go, as given, to the calls whose mode takes them, or from
-    ``{axis: value}`` to that axis's call alone; a padding function gets the keywords no
-    padded axis's own mode takes. A keyword that nothing takes is refused with
-    ``ValueError``, as numpy refuses it. This is the oracle of daskpad's per-axis modes.
+    ``{axis: value}`` to that axis's call alone. A keyword is for the calls when the mode
+    of an axis that ``mode`` names (whatever its width: numpy.pad decides by mode, not
+    width) or of a padded axis takes it; a padding function gets the keywords that are not,
+    and without one such a keyword is refused with ``ValueError``, as numpy refuses it.
+    This is the oracle of daskpad's per-axis modes.
 
     >>> import numpy as np
     >>> chained_numpy_pad(np.arange(6).reshape(2, 3), 1, {0: "edge", 1: "wrap"})
@@ -133,10 +135,13 @@ def chained_numpy_pad(array: Any, pad_width: Any, mode: Any, **kwargs: Any) -> n
     widths = _widths_of(np.zeros(0), np.zeros((0,) * ndim), pad_width)
     if isinstance(mode, Mapping):
         modes: list[Any] = ["constant"] * ndim
+        named = [False] * ndim
         for key, m in mode.items():
             modes[_axis_of("mode", key, ndim)] = m
+            named[_axis_of("mode", key, ndim)] = True
     else:
         modes = list(mode)
+        named = [True] * ndim
         if len(modes) != ndim:
             raise ValueError(f"mode: {len(modes)} modes for {ndim} axes")
     for m in modes:
@@ -148,8 +153,8 @@ def chained_numpy_pad(array: Any, pad_width: Any, mode: Any, **kwargs: Any) -> n
     def takes(m: Any, name: str) -> bool:
         return isinstance(m, str) and name in MODES[m].kwargs
 
-    padded = [b > 0 or af > 0 for b, af in widths]
-    taken = {n for n in kwargs if any(p and takes(m, n) for m, p in zip(modes, padded))}
+    counts = [n or b > 0 or af > 0 for n, (b, af) in zip(named, widths)]
+    taken = {n for n in kwargs if any(c and takes(m, n) for m, c in zip(modes, counts))}
     if set(kwargs) - taken and not any(callable(m) for m in modes):
         raise ValueError(f"unsupported keyword arguments: {sorted(set(kwargs) - taken)}")
     own: list[dict[str, Any]] = [{} for _ in range(ndim)]

@@ -44,6 +44,7 @@ from daskpad.testing.reference import (
     _ALL_MODES,
     NUMPY_HAS_DICT_PAD_WIDTH,
     _axis_modes,
+    _widths_of,
     assert_pad_matches_numpy,
 )
 
@@ -323,16 +324,45 @@ def per_axis_pad_cases(
 ) -> PadCase:
     """A call with a mode per axis (:func:`per_axis_modes`) and its keywords in every form
     (:func:`per_axis_kwargs`), on data drawn as :func:`pad_cases` draws it; checked against
-    :func:`daskpad.testing.chained_numpy_pad`."""
+    :func:`daskpad.testing.chained_numpy_pad`.
+
+    Half the draws leave some axes unpadded (width 0), named in ``mode`` or not, so that a
+    keyword may go only to axes of width 0 (numpy.pad's keywords go by mode, not width:
+    an axis ``mode`` names counts whatever its width, one left to ``"constant"`` only where
+    padded); a few add a keyword that no axis's mode takes (refused, or a function's)."""
     dtype = draw(dtypes()) if dtype is None else np.dtype(dtype)
     shape = draw(shapes() if shape is None else shape)
-    mode = draw(per_axis_modes(len(shape), functions=functions))
-    bounded = "mean" in _axis_modes(mode, len(shape))
-    data = draw(data_arrays(dtype, shape, bounded=bounded))
+    ndim = len(shape)
+    mode = draw(per_axis_modes(ndim, functions=functions))
+    modes = _axis_modes(mode, ndim)
+    data = draw(data_arrays(dtype, shape, bounded="mean" in modes))
     chunks = draw(chunkings(shape))
     pad_width = draw(pad_widths(shape, chunks))
+    if ndim and draw(st.booleans()):
+        pad_width = draw(_some_axes_unpadded(pad_width, shape))
     kwargs = draw(per_axis_kwargs(mode, dtype, shape))
+    untaken = [
+        n
+        for n in _MODE_KWARG_NAMES
+        if n not in kwargs and not any(isinstance(m, str) and n in MODES[m].kwargs for m in modes)
+    ]
+    if untaken and draw(st.integers(0, 9)) == 7:  # (about one in ten)
+        name = draw(st.sampled_from(untaken))
+        kwargs[name] = "odd" if name == "reflect_type" else 1
     return PadCase(data, chunks, pad_width, mode, kwargs)
+
+
+@st.composite
+def _some_axes_unpadded(draw: Any, pad_width: Any, shape: tuple[int, ...]) -> Any:
+    """``pad_width`` (drawn for ``shape``) with the widths of some axes 0, as one pair per
+    axis or (where numpy takes it) ``{axis: width}``, the axes of width 0 in it or not."""
+    ndim = len(shape)
+    widths = list(_widths_of(np.zeros(0), np.zeros(shape, dtype=np.int8), pad_width))
+    for axis in draw(st.lists(st.sampled_from(range(ndim)), min_size=1, unique=True)):
+        widths[axis] = (0, 0)
+    if NUMPY_HAS_DICT_PAD_WIDTH and draw(st.booleans()):
+        return {a: w for a, w in enumerate(widths) if any(w) or draw(st.booleans())}
+    return tuple(widths)
 
 
 _BAD_WIDTHS = (

@@ -137,8 +137,10 @@ def pad2(
         "even".
 
         With a mode per dimension, each of these keywords applies to the dimensions whose
-        mode takes it, and must fit at least one of them; a mapping may only name padded
-        dimensions whose mode takes it. A function gets no keywords: bind them with
+        mode takes it, and must fit at least one that ``mode`` names, whatever its width
+        (0 included: numpy.pad's keywords go by mode, not width), or that is padded (one
+        left to "constant" counts only where padded); a mapping may only name dimensions
+        given a width whose mode takes it. A function gets no keywords: bind them with
         ``functools.partial``.
     keep_attrs : bool, optional
         Keep the attrs of the object and of the padded variables. Default: xarray's

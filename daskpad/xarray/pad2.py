@@ -11,7 +11,7 @@ import numpy as np
 import xarray as xr
 from xarray.indexes import Index, PandasIndex, PandasMultiIndex
 
-from daskpad.core.registry import MODES, check_kwargs, modes_taking
+from daskpad.core.registry import check_kwargs, keyword_misfits
 from daskpad.xarray.coords import COORDS_POLICIES, CoordsPolicy, cannot_extend, extend_labels
 from daskpad.xarray.labelled import check_mode, modes_by_dim
 from daskpad.xarray.variables import THIS_ARRAY, Options, fitting_encoding
@@ -29,23 +29,22 @@ PAD2_KEYWORDS = (*_MODE_KWARGS, "keep_attrs", "coords", "chunks")
 # --------------------------------------------------------------------------------------
 # The modes and their keyword arguments
 # --------------------------------------------------------------------------------------
-def _name(mode: Any) -> str:
-    return mode if isinstance(mode, str) else getattr(mode, "__name__", repr(mode))
-
-
 def _check_mode(
-    modes: Mapping[Hashable, Any],
+    modes: Mapping[Hashable, Any] | None,
     default: Any,
+    widths: Mapping[Hashable, tuple[int, int]],
     asked: Collection[Hashable],
     given: Mapping[str, Any],
 ) -> None:
     """The keyword arguments that were given must fit the modes, as numpy.pad requires.
 
-    With one mode, each must be one it takes. With a mode per dimension, each must be
-    taken by the mode of at least one dimension of the call (``asked``), and a mapping
-    may name only dimensions whose mode takes it.
+    With one mode (``modes`` None), each must be one it takes. With a mode per dimension
+    (``modes``, which may be empty), each must be taken by the mode of a dimension of the
+    call (``asked``) that ``mode`` names, whatever its width, or that is padded (one left
+    to the default mode counts only there), and a mapping may name only dimensions whose
+    mode takes it (:func:`daskpad.core.registry.keyword_misfits`).
     """
-    if not modes:
+    if modes is None:
         check_mode(default, "mode")
         if callable(default):
             if given:
@@ -58,29 +57,21 @@ def _check_mode(
         check_kwargs(default, {k: "even" if k == "reflect_type" else v for k, v in given.items()})
         return
     call = {d: modes.get(d, default) for d in asked}
-    shown = {d: _name(m) for d, m in call.items()}
-    for key, value in given.items():
-        fit = f"{key} is for mode(s) {modes_taking([key])}"
-        takers = {d for d, m in call.items() if isinstance(m, str) and key in MODES[m].kwargs}
-        if not takers:
-            functions = [d for d, m in call.items() if callable(m)]
-            hint = (
-                f"; the function of {functions!r} gets no keywords from pad2: bind them with "
-                "functools.partial"
-                if functions
-                else ""
-            )
-            raise ValueError(
-                f"unsupported keyword argument {key}: no padded dimension's mode takes it "
-                f"(the modes are {shown}; dimensions mode does not name are padded with "
-                f"'constant'); {fit}{hint}"
-            )
-        for dim in _dims_named(value, call):
-            if dim not in takers:
-                raise ValueError(
-                    f"{key} gives a value for dimension {dim!r}, whose mode "
-                    f"{shown[dim]!r} does not take {key}; {fit}. Leave {dim!r} out of {key}"
-                )
+    counted = {d for d in call if d in modes or any(widths.get(d, (0, 0)))}
+    misfits = keyword_misfits(call, counted, {k: _dims_named(v, call) for k, v in given.items()})
+    if not misfits:
+        return
+    misfit = misfits[0]
+    functions = [d for d, m in call.items() if callable(m)]
+    hint = (
+        f"; the function of {functions!r} gets no keywords from pad2: bind them with "
+        "functools.partial"
+        if functions and misfit.unused
+        else ""
+    )
+    note = "dimensions not named in mode are 'constant', counted only where padded"
+    words = misfit.words("dimension", "mode", note=note if set(call) - set(modes) else "")
+    raise ValueError(words + hint)
 
 
 def _dims_named(value: Any, dims: Collection[Hashable]) -> list[Hashable]:
@@ -131,7 +122,7 @@ def pad_normalized(
         )
         if v is not None
     }
-    _check_mode(modes, default_mode, asked, given)
+    _check_mode(modes if isinstance(mode, Mapping) else None, default_mode, widths, asked, given)
     keep = _keep_attrs(keep_attrs)
 
     if isinstance(obj, xr.DataArray):
