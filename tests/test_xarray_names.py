@@ -1,5 +1,6 @@
 """Names wherever labels exist: ``pad2.map_overlap`` takes ``mode``, ``boundary`` and
-numpy.pad's keywords by dimension name, each variable getting them by axis."""
+numpy.pad's keywords by dimension name, each variable getting them by axis; the functions
+by axis refuse an xarray object and name its accessor's method."""
 
 from __future__ import annotations
 
@@ -312,3 +313,39 @@ def test_a_keyword_for_a_dimension_without_halo_is_refused():
     ds = _dataset(True)
     with pytest.raises(ValueError, match="dimension 'lon', which has no halo"):
         ds.pad2.map_overlap(stencil, lat=1, mode="reflect", reflect_type={"lon": "odd"})
+
+
+@pytest.mark.parametrize("what", ["Dataset", "DataArray"])
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("pad_to", lambda obj: daskpad.pad_to(obj, multiple={"lat": 64, "lon": 64})),
+        ("pad_to", lambda obj: daskpad.pad_to(obj, multiple=64)),
+        ("widths_for", lambda obj: daskpad.widths_for(obj, multiple=4)),
+        ("crop", lambda obj: daskpad.crop(obj, 1)),
+    ],
+)
+def test_the_functions_by_axis_refuse_xarray_and_name_the_accessor(what, name, call):
+    ds = _dataset(True)
+    obj = ds if what == "Dataset" else ds.t
+    with pytest.raises(TypeError) as raised:
+        call(obj)
+    said = str(raised.value)
+    assert f"obj.pad2.{name}(" in said and f"xarray {what}" in said
+    assert "\n" not in said
+    getattr(obj.pad2, name)(multiple=4) if name != "crop" else obj.pad2.crop(lat=1)  # works
+
+
+def test_a_subclass_is_refused_and_an_array_with_dims_is_not():
+    class Labelled(xr.DataArray):
+        __slots__ = ()
+
+    with pytest.raises(TypeError, match=r"obj\.pad2\.pad_to"):
+        daskpad.pad_to(Labelled(np.zeros((2, 3)), dims=("y", "x")), (4, 4))
+
+    class WithDims(np.ndarray):
+        dims = ("y", "x")
+
+    x = np.zeros((2, 3)).view(WithDims)
+    assert daskpad.widths_for(x, (4, 4)) == ((1, 1), (0, 1))
+    assert daskpad.pad_to(x, (4, 4)).shape == (4, 4)
