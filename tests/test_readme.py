@@ -68,6 +68,11 @@ def test_readme_examples_run_in_order(tmp_path, monkeypatch):
     for store in ("padded-any-chunks.zarr", "padded-regular.zarr"):
         with xr.open_zarr(tmp_path / store) as written:
             xr.testing.assert_allclose(written.load(), space["padded"].load())
+    # the halo by dimension name is the call by axis on the data
+    by_axis = space["daskpad"].map_overlap(
+        space["smooth"], space["ds"].t.data, 1, {0: "symmetric", 1: "wrap"}
+    )
+    np.testing.assert_array_equal(space["blurred"].t.compute().values, by_axis.compute())
     # block 2's claim: the user function gives what numpy.pad gives
     a = space["x"].compute()
     got = space["daskpad"].pad(space["x"], 16, space["step_away"]).compute()

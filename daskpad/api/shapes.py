@@ -9,6 +9,7 @@ them, and :func:`crop` undoes any pad, whatever form its widths were given in.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -55,7 +56,8 @@ def widths_for(
     Raises
     ------
     TypeError
-        Neither or both of ``shape`` and ``multiple``, or an entry that is not an integer.
+        Neither or both of ``shape`` and ``multiple``, an entry that is not an integer, or
+        an xarray Dataset or DataArray (``obj.pad2.widths_for`` takes dimension names).
     ValueError
         A target smaller than its axis, a multiple below 1, an axis that does not exist,
         or an unknown ``align``.
@@ -68,6 +70,7 @@ def widths_for(
     >>> daskpad.widths_for((5, 7), multiple=4, align="start")
     ((0, 3), (0, 1))
     """
+    _refuse_labelled(array, "widths_for")
     have = _shape_of(array, "widths_for")
     ndim = len(have)
     if (shape is None) == (multiple is None):
@@ -115,7 +118,8 @@ def pad_to(
     ``shape``, ``multiple`` and ``align`` are :func:`widths_for`'s; ``mode``, ``chunks``
     and the keywords (``constant_values``, ``end_values``, ``stat_length``,
     ``reflect_type``) are :func:`daskpad.pad`'s, a mode per axis included. ``crop(pad_to(x,
-    ...), widths_for(x, ...))`` is ``x`` again.
+    ...), widths_for(x, ...))`` is ``x`` again. An xarray Dataset or DataArray is refused
+    with a TypeError: ``obj.pad2.pad_to`` pads it by dimension name.
 
     Examples
     --------
@@ -128,6 +132,7 @@ def pad_to(
     >>> daskpad.pad_to(da.ones((3, 5), chunks=2), (4, 8), mode={1: "wrap"}).shape
     (4, 8)
     """
+    _refuse_labelled(array, "pad_to")
     x = array if isinstance(array, da.Array) else da.asarray(array)
     widths = widths_for(x, shape, multiple=multiple, align=align)
     return pad(x, widths, mode, chunks=chunks, **kwargs)
@@ -144,8 +149,9 @@ def crop(array: Any, pad_width: Any) -> da.Array:
     Raises
     ------
     TypeError, ValueError
-        For a ``pad_width`` numpy.pad would refuse (with numpy's exception), and
-        ValueError for widths that remove more than an axis has.
+        For a ``pad_width`` numpy.pad would refuse (with numpy's exception), ValueError
+        for widths that remove more than an axis has, and TypeError for an xarray Dataset
+        or DataArray (``obj.pad2.crop`` takes dimension names).
 
     Examples
     --------
@@ -157,6 +163,7 @@ def crop(array: Any, pad_width: Any) -> da.Array:
     >>> daskpad.crop(y, (2, 3)).chunks == x.chunks
     True
     """
+    _refuse_labelled(array, "crop")
     y = array if isinstance(array, da.Array) else da.asarray(array)
     _shape_of(y, "crop")
     widths = normalize_pad_width(pad_width, y.ndim)
@@ -168,6 +175,30 @@ def crop(array: Any, pad_width: Any) -> da.Array:
             )
     cropped: da.Array = y[tuple(slice(b, int(n) - a) for (b, a), n in zip(widths, y.shape))]
     return cropped
+
+
+def _refuse_labelled(array: Any, name: str) -> None:
+    """TypeError for an xarray Dataset or DataArray, whose dimensions have names: these
+    functions take axes by number, and its accessor's ``obj.pad2.<name>`` takes names.
+
+    xarray is optional, and this layer does not import it: an object of its classes can
+    only exist once xarray has been imported, so where ``sys.modules`` does not hold it,
+    ``array`` is none of them. Taking the classes from there gives ``isinstance``'s exact
+    answer (subclasses included) at no cost, without relying on the modules xarray defines
+    them in (as a test of the type's module name would) and without mistaking another
+    library's labelled array for one (as a test of ``.dims`` would).
+    """
+    xr = sys.modules.get("xarray")
+    labelled = tuple(
+        c
+        for c in (getattr(xr, "Dataset", None), getattr(xr, "DataArray", None))
+        if isinstance(c, type)
+    )
+    if labelled and isinstance(array, labelled):
+        raise TypeError(
+            f"daskpad.{name} takes an array, its axes by number, and got an xarray "
+            f"{type(array).__name__}: use obj.pad2.{name}(...), which takes dimension names"
+        )
 
 
 def _shape_of(array: Any, name: str) -> tuple[int, ...]:

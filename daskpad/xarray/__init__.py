@@ -392,7 +392,8 @@ class Pad2Accessor:
         self, func: Callable[..., Any], depth: Any = None, mode: Any = None, **kw: Any
     ) -> Any:
         """:func:`daskpad.xarray.map_overlap`: ``da.pad2.map_overlap(f, {"lat": 1}, "edge")``,
-        or ``da.pad2.map_overlap(f, lat=1, mode="edge")``."""
+        or ``da.pad2.map_overlap(f, lat=1, mode="edge")``; a mode, boundary or keyword per
+        dimension by name, ``mode={"lat": "symmetric", "lon": "wrap"}``."""
         return map_overlap(self._obj, func, depth, mode, **kw)
 
 

@@ -12,7 +12,9 @@ from dask.base import is_dask_collection
 
 from daskpad.api.overlap import map_overlap as overlap_by_axis
 from daskpad.api.shapes import widths_for as widths_by_axis
+from daskpad.core.registry import keywords as pad_keywords
 from daskpad.xarray.labelled import check_dims, normalize_widths
+from daskpad.xarray.named_edges import NamedEdges
 from daskpad.xarray.pad2 import PAD2_KEYWORDS, ModeArg, T_Xarray, pad_normalized
 
 
@@ -176,17 +178,37 @@ def map_overlap(
     obj: T_Xarray,
     func: Callable[..., Any],
     depth: int | tuple[int, int] | Mapping[Any, int | tuple[int, int]] | None = None,
-    mode: str | Callable[..., Any] | None = None,
+    mode: str | Callable[..., Any] | Mapping[Any, str | Callable[..., Any]] | None = None,
+    *,
+    boundary: Any = None,
     **kwargs: Any,
 ) -> T_Xarray:
     """:func:`daskpad.map_overlap` on the data of a DataArray, or of each data variable of
     a Dataset that has a dimension ``depth`` names, with the halo's ``depth`` given by
     dimension name (``{"lat": 2}``, or keywords named after dimensions, ``lat=2``, as
     :func:`pad2` takes widths; or one depth for every dimension); coordinates and
-    attributes are kept, and data in memory stays in memory. The other keywords are
-    :func:`daskpad.map_overlap`'s (``boundary``, ``trim``, numpy.pad's keywords, ``dtype``,
+    attributes are kept, and data in memory stays in memory.
+
+    ``mode`` and ``boundary`` are one for every dimension or one per dimension name
+    (``mode={"lat": "symmetric", "lon": "wrap"}``: dimensions not named ``"constant"``;
+    ``boundary={"lon": "periodic"}``: dimensions not named no halo at the edges, as in
+    dask), and so are numpy.pad's keywords (``constant_values``, ``end_values``,
+    ``stat_length``, ``reflect_type``: ``reflect_type={"lat": "odd"}``), for the
+    dimensions whose mode takes them: each variable gets them by axis, for the dimensions
+    it has. The other keywords are :func:`daskpad.map_overlap`'s (``trim``, ``dtype``,
     ``meta``, and the function's own; with depths given as keywords, a keyword named after
-    a dimension is a depth)."""
+    a dimension is a depth).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr, daskpad
+    >>> grid = xr.DataArray(np.arange(6).reshape(2, 3), dims=("lat", "lon"))
+    >>> def north(b):  # each point's neighbour along lat, before it
+    ...     return np.roll(b, 1, 0)
+    >>> grid.pad2.map_overlap(north, lat=1, mode={"lat": "reflect"}).values
+    array([[3, 4, 5],
+           [0, 1, 2]])
+    """
     if depth is None:  # then keywords named after dimensions are the depths
         depth = _by_name(obj, "depth", depth, kwargs)
     if depth is None:
@@ -201,10 +223,21 @@ def map_overlap(
     if not isinstance(depth, Mapping):  # one depth for every dimension
         depth = dict.fromkeys(obj.dims, depth)
     check_dims("depth", depth, obj.sizes)
+    pad_kwargs = {k: kwargs.pop(k) for k in pad_keywords() if k in kwargs}
+    edges = NamedEdges.resolve(obj.sizes, depth, mode, boundary, pad_kwargs)
 
     def run(var: xr.DataArray) -> xr.DataArray:
         here = {var.get_axis_num(d): v for d, v in depth.items() if d in var.dims}
-        data = overlap_by_axis(func, var.data, here, mode, **kwargs)
+        its_mode, its_boundary, its_keywords = edges.for_dims(var.dims)
+        data = overlap_by_axis(
+            func,
+            var.data,
+            depth=here,
+            mode=its_mode,
+            boundary=its_boundary,
+            **its_keywords,
+            **kwargs,
+        )
         # (in memory stays in memory, as pad2 keeps it)
         return var.copy(data=data if is_dask_collection(var.data) else data.compute())
 
