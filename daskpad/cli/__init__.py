@@ -55,6 +55,7 @@ from daskpad.cli.io import (
     irregular_variables,
     locate_or_explain,
     modes_of,
+    open_in_pieces,
     open_source,
     prepare_for_zarr,
     select_variables,
@@ -62,7 +63,7 @@ from daskpad.cli.io import (
     zarr_format_of,
 )
 from daskpad.core.registry import MODES, modes_taking
-from daskpad.store.commit import leftovers, written_whole
+from daskpad.store.commit import leftovers, local_threads, written_whole
 from daskpad.store.locations import Location, locate
 from daskpad.store.tiles import to_zarr, write_tiled
 from daskpad.store.tiling import Plan, default_memory
@@ -135,6 +136,11 @@ def _storage_options(args: argparse.Namespace, which: str) -> dict[str, Any]:
 _DELETED: list[str] = []
 
 
+def _memory(args: argparse.Namespace) -> int:
+    """``--memory``, or its default."""
+    return parse_memory(args.memory) if args.memory is not None else default_memory()
+
+
 def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location, str, Any, Any]:
     """Parse, open SRC lazily, pad it: ``(src, kind, input dataset, padded dataset)``.
 
@@ -148,12 +154,16 @@ def _open_and_pad(args: argparse.Namespace, check: Any = None) -> tuple[Location
     if check is not None:
         check(src)
     kind = source_kind(src)
-    ds = select_variables(open_source(src, kind), args.var or [])
+    ds = own = select_variables(open_source(src, kind), args.var or [])
     check_dims("--width", widths, ds)
     check_dims("--chunks", chunks, ds)
     if chunks:
         # Asked-for chunk sizes are read that way; padding then keeps them regular.
         ds = select_variables(open_source(src, kind, chunks), args.var or [])
+    if hasattr(args, "memory"):  # daskpad pad (info computes nothing)
+        # blocks over the budget are read in pieces, or refused
+        threads = args.workers or local_threads()
+        ds = open_in_pieces(src, kind, ds, own, chunks, _memory(args), threads)
     if not widths:
         return src, kind, ds, None
     try:
@@ -193,7 +203,7 @@ def _info(args: argparse.Namespace) -> int:
 def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     if not args.width:
         raise CliError("daskpad pad needs at least one --width DIM=WIDTH (see --help)")
-    memory = parse_memory(args.memory) if args.memory is not None else default_memory()
+    memory = _memory(args)
     dst = locate_or_explain(args.dst, _storage_options(args, "dst"), "DST")
     src, kind, ds, padded = _open_and_pad(
         args, check=lambda src: check_destination(src, dst, args.overwrite)
