@@ -62,6 +62,40 @@ def test_tile_shape_fits_the_budget_and_grows_evenly(numblocks, data):
 
 
 @given(
+    block=st.lists(st.integers(1, 50), min_size=1, max_size=4),
+    itemsize=st.sampled_from([1, 2, 4, 8]),
+    limit=st.integers(1, 10**6),
+    data=st.data(),
+)
+def test_pieces_fit_the_limit_cutting_free_axes_leading_first(block, itemsize, limit, data):
+    free = data.draw(st.lists(st.booleans(), min_size=len(block), max_size=len(block)))
+    cut = _tiling.pieces(block, free, itemsize, limit)
+
+    def nbytes(shape):
+        return itemsize * math.prod(shape)
+
+    assert all(1 <= c <= b for c, b in zip(cut, block))
+    assert all(c == b for c, b, f in zip(cut, block, free) if not f)  # fixed axes kept
+    least = nbytes([1 if f else b for b, f in zip(block, free)])
+    assert nbytes(cut) <= limit or nbytes(cut) == least  # fits, or as far as it goes
+    if nbytes(block) <= limit:
+        assert cut == tuple(block)
+    # leading first: a free axis is cut only after every free axis before it is 1, and
+    # into equal parts (no thin last one): one fewer part would be over the limit
+    cuts = [a for a, (c, b) in enumerate(zip(cut, block)) if c < b]
+    for a in cuts[:-1]:
+        assert cut[a] == 1
+    for a in cuts:
+        assert all(cut[i] == 1 for i in range(a) if free[i])
+    if cuts and cut[cuts[-1]] > 1:
+        a = cuts[-1]
+        parts = -(-block[a] // cut[a])
+        assert cut[a] == -(-block[a] // parts)
+        fewer = -(-block[a] // (parts - 1))
+        assert nbytes([*cut[:a], fewer, *cut[a + 1 :]]) > limit
+
+
+@given(
     chunks=st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=6), min_size=1, max_size=3),
     data=st.data(),
 )

@@ -49,12 +49,14 @@ from daskpad.cli.io import (
     check_destination,
     check_dims,
     compute_with_progress,
+    decode,
     describe,
     disk_usage,
     fmt_bytes,
     irregular_variables,
     locate_or_explain,
     modes_of,
+    open_in_pieces,
     open_source,
     prepare_for_zarr,
     select_variables,
@@ -62,7 +64,7 @@ from daskpad.cli.io import (
     zarr_format_of,
 )
 from daskpad.core.registry import MODES, modes_taking
-from daskpad.store.commit import leftovers, written_whole
+from daskpad.store.commit import leftovers, local_threads, written_whole
 from daskpad.store.locations import Location, locate
 from daskpad.store.tiles import to_zarr, write_tiled
 from daskpad.store.tiling import Plan, default_memory
@@ -136,6 +138,11 @@ def _storage_options(args: argparse.Namespace, which: str) -> dict[str, Any]:
 _DELETED: list[str] = []
 
 
+def _memory(args: argparse.Namespace) -> int:
+    """``--memory``, or its default."""
+    return parse_memory(args.memory) if args.memory is not None else default_memory()
+
+
 def _open_and_pad(
     args: argparse.Namespace, check: Any = None
 ) -> tuple[Location, str, Any, Any, dict[Any, StoredPads]]:
@@ -153,24 +160,21 @@ def _open_and_pad(
     if check is not None:
         check(src)
     kind = source_kind(src)
-    ds = select_variables(open_source(src, kind), args.var or [])
+    ds = own = select_variables(open_source(src, kind), args.var or [])
     check_dims("--width", widths, ds)
     check_dims("--chunks", chunks, ds)
     if chunks:
         # Asked-for chunk sizes are read that way; padding then keeps them regular.
         ds = select_variables(open_source(src, kind, chunks), args.var or [])
+    if hasattr(args, "memory"):  # daskpad pad (info computes nothing)
+        # blocks over the budget are read in pieces, or refused
+        threads = args.workers or local_threads()
+        ds = open_in_pieces(src, kind, ds, own, chunks, _memory(args), threads)
     if not widths:
         return src, kind, ds, None, {}
     try:
-        values = select_variables(open_source(src, kind, chunks, decoded=True), args.var or [])
-    except (ValueError, TypeError, OverflowError) as e:
-        raise CliError(
-            f"cannot decode SRC {src.text!r} as xarray does ({e}); daskpad pads the values "
-            "xarray decodes"
-        ) from None
-    try:
         padded, how = pad_stored(
-            ds, values, widths, mode=mode, coords=args.coords, chunks=policy, **kwargs
+            ds, decode(ds, src), widths, mode=mode, coords=args.coords, chunks=policy, **kwargs
         )
     except (ValueError, TypeError, OverflowError) as e:
         # refused when the graph is built (a fill that does not fit the dtype, a pad of
@@ -224,7 +228,7 @@ def _made(how: Mapping[Any, StoredPads]) -> str:
 def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     if not args.width:
         raise CliError("daskpad pad needs at least one --width DIM=WIDTH (see --help)")
-    memory = parse_memory(args.memory) if args.memory is not None else default_memory()
+    memory = _memory(args)
     dst = locate_or_explain(args.dst, _storage_options(args, "dst"), "DST")
     src, kind, ds, padded, _ = _open_and_pad(
         args, check=lambda src: check_destination(src, dst, args.overwrite)

@@ -70,7 +70,13 @@ def _output_options(pad: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="data to hold at once, about (e.g. 512MB; default: 2GiB, or a quarter of the "
         "memory the command may use, a container's limit included, if less): a write that "
-        "would hold more is done tile by tile, reading the input blocks at tile edges twice",
+        "would hold more is done tile by tile, reading the input blocks at tile edges twice. "
+        "Input blocks are at most SIZE/(8 x threads: N of --workers N, else the cores) where "
+        "SRC can be read in part (netCDF-3, "
+        "netCDF-4 stored contiguous or unfiltered): an unchunked netCDF variable is read, and "
+        "written, in slabs of its leading dimensions that size. A stored chunk read whole "
+        "(compressed netCDF-4, any zarr chunk) over SIZE is refused, naming the --memory "
+        "and --chunks that work",
     )
     where = out.add_mutually_exclusive_group()
     where.add_argument(
@@ -146,7 +152,8 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
         "--chunks",
         action="append",
         metavar="regular|even|DIM=SIZE,...",
-        help="output chunks: SRC's own sizes, made regular for zarr (regular, the default); "
+        help="output chunks: SRC's own sizes, made regular for zarr (regular, the default; an "
+        "unchunked netCDF variable gets slabs of its leading dimensions within --memory); "
         "regular with as many chunks as fit, so no thin last one (even, the fastest to "
         "write); read SRC with SIZE along DIM first (combines with either)",
     )

@@ -43,13 +43,19 @@ class ReplacedWarning(UserWarning):
     """DST was replaced, but the old copy stayed behind."""
 
 
+def local_threads() -> int:
+    """The threads dask's threaded scheduler runs: its ``num_workers`` setting, else the
+    machine's cores."""
+    return int(dask.config.get("num_workers", None) or os.cpu_count() or 1)
+
+
 @contextlib.contextmanager
 def own_threads() -> Iterator[None]:
     """While the block runs, dask's threaded scheduler uses a pool of threads of its own
     (otherwise it shares one module-wide pool): on the way out, after a failure or an
     interruption too, queued tasks are cancelled and those already running are waited
     for, so that none writes into a temporary store after it is removed."""
-    pool = ThreadPoolExecutor(dask.config.get("num_workers", None) or os.cpu_count() or 1)
+    pool = ThreadPoolExecutor(local_threads())
     try:
         with dask.config.set(pool=pool):
             yield

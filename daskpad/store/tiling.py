@@ -62,6 +62,52 @@ def memory_budget(memory: int | str | None) -> int:
     return n
 
 
+#: a block read in pieces is cut to this share of the budget per thread: a thread holds
+#: a few blocks at work (read, padded, encoded) besides what its tile holds
+PIECES_PER_THREAD = 8
+
+
+def piece_limit(budget: int, threads: int) -> int:
+    """The bytes of one block of an input read in pieces: ``budget`` over
+    :data:`PIECES_PER_THREAD` blocks per thread.
+
+    >>> piece_limit(64 * 10**6, 2)
+    4000000
+    """
+    return max(1, budget // (PIECES_PER_THREAD * max(1, threads)))
+
+
+def pieces(
+    block: Sequence[int], free: Sequence[bool], itemsize: int, limit: int
+) -> tuple[int, ...]:
+    """A block of at most ``limit`` bytes cut from ``block`` (its size along each axis),
+    cutting only the ``free`` axes, leading ones first: each to 1 in turn until the rest
+    fits, the last one cut into equal parts that fit (so a stored order's piece is one
+    run of bytes, or few). As far as it goes when even 1 along every free axis is over.
+
+    >>> pieces((100, 500, 1000), (True, True, True), 8, 4 * 10**6)
+    (1, 500, 1000)
+    >>> pieces((100, 500, 1000), (True, True, True), 8, 10**6)  # 4 rows of 125
+    (1, 125, 1000)
+    >>> pieces((100, 500, 1000), (False, True, True), 8, 10**6)  # 100 x 1 x 1000
+    (100, 1, 1000)
+    >>> pieces((100, 500), (True, True), 8, 10**6)  # fits as it is
+    (100, 500)
+    """
+    out = list(block)
+    for a, cut in enumerate(free):
+        others = itemsize * math.prod(out[:a] + out[a + 1 :])
+        if others * out[a] <= limit or not cut:
+            continue
+        fit = limit // others
+        if fit >= 1:
+            parts = -(-out[a] // fit)
+            out[a] = -(-out[a] // parts)
+            break
+        out[a] = 1
+    return tuple(out)
+
+
 def zarr_can_store(chunks: Chunks) -> bool:
     """Whether zarr can store blocks of these chunks as its own: along every axis all equal
     but a smaller last one."""
