@@ -791,6 +791,11 @@ def test_interrupted_write_leaves_no_dst(sig, tmp_path, sources):
     else:
         assert run.returncode == -signal.SIGKILL
         assert len(leftover) == 1  # hidden, never mistaken for DST; the next run names it
+        assert any((leftover[0] / "t" / "c").rglob("*"))  # chunks, but no metadata: it
+        with pytest.raises(FileNotFoundError):  # does not open as a half-written dataset
+            zarr.open_group(leftover[0], mode="r")
+        with pytest.raises(FileNotFoundError):
+            pytest.importorskip("xarray").open_zarr(leftover[0])
         again = daskpad("pad", src, dst, "--width", "lat=1", "--mode", "edge", "--no-progress")
         assert again.returncode == 0, again.stderr
         assert f"{leftover[0]} is left from an interrupted run" in again.stderr
