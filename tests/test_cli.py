@@ -943,20 +943,58 @@ def test_demo(tmp_path):
     assert again.returncode == 2 and "already exists" in again.stderr
 
 
-@WRITES
-def test_netcdf_input(tmp_path):
+# the xarray engine that writes each netCDF format, and the file's first bytes
+NETCDF_FORMATS = {"netCDF-3": ("scipy", b"CDF"), "netCDF-4": ("h5netcdf", b"\x89HDF")}
+
+
+def _netcdf(path: Path, netcdf_format: str):
+    """A small dataset written to ``path`` in ``netcdf_format``; the dataset."""
     xr = pytest.importorskip("xarray")
-    nc = tmp_path / "in.nc"
+    engine, magic = NETCDF_FORMATS[netcdf_format]
+    pytest.importorskip(engine)
     ds = xr.Dataset({"v": (("y", "x"), np.arange(12.0).reshape(3, 4))}, coords={"x": np.arange(4)})
-    try:
-        ds.to_netcdf(nc)
-    except (ImportError, ValueError) as e:  # no netCDF engine installed
-        pytest.skip(f"xarray cannot write netCDF here: {e}")
+    ds.to_netcdf(path, engine=engine)
+    assert path.read_bytes().startswith(magic)
+    return ds
+
+
+@WRITES
+@pytest.mark.parametrize("netcdf_format", list(NETCDF_FORMATS))
+def test_netcdf_input(tmp_path, netcdf_format):
+    nc = tmp_path / "in.nc"
+    ds = _netcdf(nc, netcdf_format)
     run = daskpad("pad", nc, tmp_path / "out.zarr", "--width", "x=1:2", "--mode", "reflect")
     assert run.returncode == 0, run.stderr
     np.testing.assert_array_equal(
         stored(tmp_path / "out.zarr", "v"), np.pad(ds.v.values, ((0, 0), (1, 2)), mode="reflect")
     )
+
+
+@pytest.mark.parametrize(
+    "netcdf_format, hidden, install",
+    [
+        ("netCDF-3", ["scipy"], "(pip install scipy; the daskpad[cli] extra includes it)"),
+        (
+            "netCDF-4",
+            ["h5netcdf", "netCDF4"],
+            "(pip install h5netcdf h5py; the daskpad[cli] extra includes them)",
+        ),
+    ],
+)
+def test_netcdf_without_its_engine_says_what_to_install(tmp_path, netcdf_format, hidden, install):
+    nc = tmp_path / "in.nc"
+    _netcdf(nc, netcdf_format)
+    # the command in a process where the packages that read the format cannot be imported
+    hide = "".join(f"sys.modules[{p!r}] = None; " for p in hidden)
+    run = subprocess.run(
+        [sys.executable, "-c", f"import sys; {hide}from daskpad.cli import main; "
+         f"sys.exit(main(['info', {str(nc)!r}]))"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (run.returncode, run.stdout) == (2, ""), run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith(f"daskpad: error: cannot read SRC {str(nc)!r}: it is {netcdf_format}")
+    assert f"xarray reads with {hidden[0]}" in line and line.endswith(install)
 
 
 def test_python_m_and_help():
