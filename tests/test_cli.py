@@ -1020,6 +1020,36 @@ def test_python_m_and_help():
         assert flag in run.stdout
 
 
+def test_overwrite_replaces_what_its_help_says(tmp_path, sources):
+    from daskpad import cli
+    from daskpad.cli.io import CliError, check_destination
+    from daskpad.store.locations import locate
+
+    pad = cli._parser()._subparsers._group_actions[0].choices["pad"]
+    (overwrite,) = [a for a in pad._actions if "--overwrite" in a.option_strings]
+    assert "if it is a zarr store" in overwrite.help and "or an empty directory;" in overwrite.help
+    assert "anything else (a file, a directory or prefix holding other things)" in overwrite.help
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "notes.txt").write_text("precious")
+    (tmp_path / "file").write_text("precious")
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    write_store(tmp_path / "store.zarr", 2)
+    src = locate(str(sources[3]))
+    replaced = {}
+    for name in ("empty", "store.zarr", "full", "file", "link"):
+        with pytest.raises(CliError, match="already exists; pass --overwrite"):
+            check_destination(src, locate(str(tmp_path / name)), overwrite=False)
+        try:
+            check_destination(src, locate(str(tmp_path / name)), overwrite=True)
+            replaced[name] = True
+        except CliError as e:
+            assert "--overwrite replaces only a zarr store or an empty directory" in str(e)
+            replaced[name] = False
+    assert replaced == {"empty": True, "store.zarr": True, "full": False, "file": False,
+                        "link": False}  # fmt: skip
+
+
 def test_overwrite_says_what_it_did_when_the_old_copy_stays(tmp_path, monkeypatch):
     from daskpad.store import commit as commit_protocol
 

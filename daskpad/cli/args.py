@@ -51,7 +51,9 @@ def _output_options(pad: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace DST if it is a zarr store. A local DST is replaced only once the new "
+        help="replace an existing DST if it is a zarr store (or what a killed write into an "
+        "object store left) or an empty directory; anything else (a file, a directory or "
+        "prefix holding other things) is refused. A local DST is replaced only once the new "
         "store is complete; in an object store (s3://, gs://) there is no rename, so the old "
         "DST is deleted BEFORE the new one is written: not atomic",
     )

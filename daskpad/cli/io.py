@@ -113,8 +113,8 @@ def check_destination(src: Location, dst: Location, overwrite: bool) -> None:
             raise CliError(f"DST {dst.text!r} already exists; pass --overwrite to replace it")
         if not dst.looks_like_zarr():
             raise CliError(
-                f"DST {dst.text!r} holds something that is not a zarr store; --overwrite only "
-                "replaces a zarr store, so choose another DST or empty it yourself"
+                f"DST {dst.text!r} holds something that is not a zarr store; --overwrite "
+                "replaces only a zarr store, so choose another DST or empty it yourself"
             )
         return
     path = dst.local_path
@@ -125,13 +125,14 @@ def check_destination(src: Location, dst: Location, overwrite: bool) -> None:
             raise CliError(f"DST {dst.text!r} already exists; pass --overwrite to replace it")
         if path.is_symlink() or not path.is_dir():
             raise CliError(
-                f"DST {dst.text!r} exists and is not a directory; --overwrite only replaces a "
-                "zarr store, so remove it yourself if it should go"
+                f"DST {dst.text!r} exists and is not a directory; --overwrite replaces only a "
+                "zarr store or an empty directory, so remove it yourself if it should go"
             )
         if not dst.looks_like_zarr() and any(path.iterdir()):
             raise CliError(
-                f"DST {dst.text!r} is a directory that is not a zarr store; --overwrite only "
-                "replaces a zarr store, so choose another DST or empty it yourself"
+                f"DST {dst.text!r} is a directory that is not a zarr store; --overwrite "
+                "replaces only a zarr store or an empty directory, so choose another DST or "
+                "empty it yourself"
             )
 
 
