@@ -664,7 +664,7 @@ def test_refusal_by_the_command(case, refusal_setup, refusal_runs):
     assert run.stdout == ""
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1, run.stderr  # no traceback
-    assert lines[0].startswith("daskpad") and "error: " in lines[0]
+    assert lines[0].startswith("daskpad: error: ")  # usage errors too
     assert message in lines[0]
 
 
@@ -677,6 +677,7 @@ def test_refusal(case, refusal_setup, capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("daskpad: error: ")  # argparse's usage errors too
     assert message in err
 
 
@@ -894,6 +895,8 @@ def test_bad_execution_options_are_usage_errors(tmp_path, sources, argv, message
     assert run.returncode == 2
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], run.stderr
+    assert lines[0].startswith(f"daskpad: error: {message}")  # as every refusal begins
+    assert lines[0].endswith(" (see daskpad pad --help)")
     assert not (tmp_path / "o.zarr").exists()
 
 

@@ -27,10 +27,12 @@ MODE_OPTIONS = {
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and the hint to ``--help``)."""
+    """argparse, but a usage error is one line, ``daskpad: error: ...`` as every other
+    refusal of the command, whichever subcommand's parser finds it (with the hint to that
+    subcommand's ``--help``), and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"daskpad: error: {message} (see {self.prog} --help)\n")
 
 
 def _own_storage_option(add_argument: Callable[..., Any], which: str) -> None:
