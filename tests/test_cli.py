@@ -666,7 +666,7 @@ def test_refusal_by_the_command(case, refusal_setup, refusal_runs):
     assert run.stdout == ""
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1, run.stderr  # no traceback
-    assert lines[0].startswith("daskpad") and "error: " in lines[0]
+    assert lines[0].startswith("daskpad: error: ")  # usage errors too
     assert message in lines[0]
 
 
@@ -679,6 +679,7 @@ def test_refusal(case, refusal_setup, capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("daskpad: error: ")  # argparse's usage errors too
     assert message in err
 
 
@@ -793,6 +794,11 @@ def test_interrupted_write_leaves_no_dst(sig, tmp_path, sources):
     else:
         assert run.returncode == -signal.SIGKILL
         assert len(leftover) == 1  # hidden, never mistaken for DST; the next run names it
+        assert any((leftover[0] / "t" / "c").rglob("*"))  # chunks, but no metadata: it
+        with pytest.raises(FileNotFoundError):  # does not open as a half-written dataset
+            zarr.open_group(leftover[0], mode="r")
+        with pytest.raises(FileNotFoundError):
+            pytest.importorskip("xarray").open_zarr(leftover[0])
         again = daskpad("pad", src, dst, "--width", "lat=1", "--mode", "edge", "--no-progress")
         assert again.returncode == 0, again.stderr
         assert f"{leftover[0]} is left from an interrupted run" in again.stderr
@@ -891,6 +897,8 @@ def test_bad_execution_options_are_usage_errors(tmp_path, sources, argv, message
     assert run.returncode == 2
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], run.stderr
+    assert lines[0].startswith(f"daskpad: error: {message}")  # as every refusal begins
+    assert lines[0].endswith(" (see daskpad pad --help)")
     assert not (tmp_path / "o.zarr").exists()
 
 
@@ -940,20 +948,58 @@ def test_demo(tmp_path):
     assert again.returncode == 2 and "already exists" in again.stderr
 
 
-@WRITES
-def test_netcdf_input(tmp_path):
+# the xarray engine that writes each netCDF format, and the file's first bytes
+NETCDF_FORMATS = {"netCDF-3": ("scipy", b"CDF"), "netCDF-4": ("h5netcdf", b"\x89HDF")}
+
+
+def _netcdf(path: Path, netcdf_format: str):
+    """A small dataset written to ``path`` in ``netcdf_format``; the dataset."""
     xr = pytest.importorskip("xarray")
-    nc = tmp_path / "in.nc"
+    engine, magic = NETCDF_FORMATS[netcdf_format]
+    pytest.importorskip(engine)
     ds = xr.Dataset({"v": (("y", "x"), np.arange(12.0).reshape(3, 4))}, coords={"x": np.arange(4)})
-    try:
-        ds.to_netcdf(nc)
-    except (ImportError, ValueError) as e:  # no netCDF engine installed
-        pytest.skip(f"xarray cannot write netCDF here: {e}")
+    ds.to_netcdf(path, engine=engine)
+    assert path.read_bytes().startswith(magic)
+    return ds
+
+
+@WRITES
+@pytest.mark.parametrize("netcdf_format", list(NETCDF_FORMATS))
+def test_netcdf_input(tmp_path, netcdf_format):
+    nc = tmp_path / "in.nc"
+    ds = _netcdf(nc, netcdf_format)
     run = daskpad("pad", nc, tmp_path / "out.zarr", "--width", "x=1:2", "--mode", "reflect")
     assert run.returncode == 0, run.stderr
     np.testing.assert_array_equal(
         stored(tmp_path / "out.zarr", "v"), np.pad(ds.v.values, ((0, 0), (1, 2)), mode="reflect")
     )
+
+
+@pytest.mark.parametrize(
+    "netcdf_format, hidden, install",
+    [
+        ("netCDF-3", ["scipy"], "(pip install scipy; the daskpad[cli] extra includes it)"),
+        (
+            "netCDF-4",
+            ["h5netcdf", "netCDF4"],
+            "(pip install h5netcdf h5py; the daskpad[cli] extra includes them)",
+        ),
+    ],
+)
+def test_netcdf_without_its_engine_says_what_to_install(tmp_path, netcdf_format, hidden, install):
+    nc = tmp_path / "in.nc"
+    _netcdf(nc, netcdf_format)
+    # the command in a process where the packages that read the format cannot be imported
+    hide = "".join(f"sys.modules[{p!r}] = None; " for p in hidden)
+    run = subprocess.run(
+        [sys.executable, "-c", f"import sys; {hide}from daskpad.cli import main; "
+         f"sys.exit(main(['info', {str(nc)!r}]))"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (run.returncode, run.stdout) == (2, ""), run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith(f"daskpad: error: cannot read SRC {str(nc)!r}: it is {netcdf_format}")
+    assert f"xarray reads with {hidden[0]}" in line and line.endswith(install)
 
 
 def test_python_m_and_help():
@@ -977,6 +1023,36 @@ def test_python_m_and_help():
         "--dry-run",
     ):
         assert flag in run.stdout
+
+
+def test_overwrite_replaces_what_its_help_says(tmp_path, sources):
+    from daskpad import cli
+    from daskpad.cli.io import CliError, check_destination
+    from daskpad.store.locations import locate
+
+    pad = cli._parser()._subparsers._group_actions[0].choices["pad"]
+    (overwrite,) = [a for a in pad._actions if "--overwrite" in a.option_strings]
+    assert "if it is a zarr store" in overwrite.help and "or an empty directory;" in overwrite.help
+    assert "anything else (a file, a directory or prefix holding other things)" in overwrite.help
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "notes.txt").write_text("precious")
+    (tmp_path / "file").write_text("precious")
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    write_store(tmp_path / "store.zarr", 2)
+    src = locate(str(sources[3]))
+    replaced = {}
+    for name in ("empty", "store.zarr", "full", "file", "link"):
+        with pytest.raises(CliError, match="already exists; pass --overwrite"):
+            check_destination(src, locate(str(tmp_path / name)), overwrite=False)
+        try:
+            check_destination(src, locate(str(tmp_path / name)), overwrite=True)
+            replaced[name] = True
+        except CliError as e:
+            assert "--overwrite replaces only a zarr store or an empty directory" in str(e)
+            replaced[name] = False
+    assert replaced == {"empty": True, "store.zarr": True, "full": False, "file": False,
+                        "link": False}  # fmt: skip
 
 
 def test_overwrite_says_what_it_did_when_the_old_copy_stays(tmp_path, monkeypatch):

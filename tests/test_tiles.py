@@ -602,3 +602,21 @@ def test_writers_that_fail_leave_nothing_and_replace_only_when_asked(tmp_path, w
     got = write(daskpad.pad(x, 1, "wrap"), path, overwrite=True)
     np.testing.assert_array_equal(got, np.pad(a, 1, "wrap"))
     assert [p.name for p in tmp_path.iterdir()] == ["out.zarr"]
+
+
+@pytest.mark.parametrize(
+    "write", [_write_array, pytest.param(_write_dataset, marks=WRITES)], ids=["array", "dataset"]
+)
+def test_a_write_killed_before_its_commit_leaves_nothing_that_opens(tmp_path, write, monkeypatch):
+    # a killed run (SIGKILL) removes nothing: a removal that does nothing stands in for it
+    monkeypatch.setattr(daskpad.store.commit, "remove_quietly", lambda path: None)
+    x = da.from_array(np.arange(600.0).reshape(20, 30), chunks=7)
+    with pytest.raises(RuntimeError, match="fails on purpose"):  # in the last tile
+        write(_broken(daskpad.pad(x, 3, "wrap")), tmp_path / "out.zarr", memory="2kB")
+    (tmp,) = tmp_path.iterdir()
+    assert tmp.name.startswith(".out.zarr.daskpad-tmp-")
+    assert len([p for p in tmp.rglob("*") if p.is_file()]) > 1  # the earlier tiles' chunks
+    with pytest.raises(FileNotFoundError):
+        zarr.open(tmp, mode="r")
+    with pytest.raises(FileNotFoundError):
+        xr.open_zarr(tmp)

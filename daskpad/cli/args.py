@@ -27,10 +27,12 @@ MODE_OPTIONS = {
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and the hint to ``--help``)."""
+    """argparse, but a usage error is one line, ``daskpad: error: ...`` as every other
+    refusal of the command, whichever subcommand's parser finds it (with the hint to that
+    subcommand's ``--help``), and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"daskpad: error: {message} (see {self.prog} --help)\n")
 
 
 def _own_storage_option(add_argument: Callable[..., Any], which: str) -> None:
@@ -51,7 +53,9 @@ def _output_options(pad: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace DST if it is a zarr store. A local DST is replaced only once the new "
+        help="replace an existing DST if it is a zarr store (or what a killed write into an "
+        "object store left) or an empty directory; anything else (a file, a directory or "
+        "prefix holding other things) is refused. A local DST is replaced only once the new "
         "store is complete; in an object store (s3://, gs://) there is no rename, so the old "
         "DST is deleted BEFORE the new one is written: not atomic",
     )

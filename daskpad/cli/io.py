@@ -117,8 +117,8 @@ def check_destination(src: Location, dst: Location, overwrite: bool) -> None:
             raise CliError(f"DST {dst.text!r} already exists; pass --overwrite to replace it")
         if not dst.looks_like_zarr():
             raise CliError(
-                f"DST {dst.text!r} holds something that is not a zarr store; --overwrite only "
-                "replaces a zarr store, so choose another DST or empty it yourself"
+                f"DST {dst.text!r} holds something that is not a zarr store; --overwrite "
+                "replaces only a zarr store, so choose another DST or empty it yourself"
             )
         return
     path = dst.local_path
@@ -129,13 +129,14 @@ def check_destination(src: Location, dst: Location, overwrite: bool) -> None:
             raise CliError(f"DST {dst.text!r} already exists; pass --overwrite to replace it")
         if path.is_symlink() or not path.is_dir():
             raise CliError(
-                f"DST {dst.text!r} exists and is not a directory; --overwrite only replaces a "
-                "zarr store, so remove it yourself if it should go"
+                f"DST {dst.text!r} exists and is not a directory; --overwrite replaces only a "
+                "zarr store or an empty directory, so remove it yourself if it should go"
             )
         if not dst.looks_like_zarr() and any(path.iterdir()):
             raise CliError(
-                f"DST {dst.text!r} is a directory that is not a zarr store; --overwrite only "
-                "replaces a zarr store, so choose another DST or empty it yourself"
+                f"DST {dst.text!r} is a directory that is not a zarr store; --overwrite "
+                "replaces only a zarr store or an empty directory, so choose another DST or "
+                "empty it yourself"
             )
 
 
@@ -176,17 +177,29 @@ def open_source(src: Location, kind: str, chunks: Mapping[str, int] | None = Non
     try:
         return xr.open_dataset(where, chunks=dict(chunks or {}), **decode)
     except ValueError as e:
-        if "engine" not in str(e):
+        if "engine" not in str(e) and "IO backends" not in str(e):
             raise
-        if not src.local:
-            raise CliError(
-                f"cannot read the netCDF file {src.text!r}: in object storage it is read "
-                "through h5netcdf (netCDF-4: pip install h5netcdf h5py) or scipy (netCDF-3)"
-            ) from e
-        raise CliError(
-            f"cannot read the netCDF file {src.text!r}: no netCDF engine is installed "
-            "(pip install h5netcdf h5py, or netCDF4)"
-        ) from e
+        raise _no_netcdf_engine(src) from e
+
+
+def _no_netcdf_engine(src: Location) -> CliError:
+    """The refusal of a netCDF SRC that no installed xarray engine reads, naming what to
+    install for its format (read from its first bytes)."""
+    if src.read(size=4).startswith(b"CDF"):
+        return CliError(
+            f"cannot read SRC {src.text!r}: it is netCDF-3, which xarray reads with scipy, "
+            "and scipy is not installed (pip install scipy; the daskpad[cli] extra includes it)"
+        )
+    # (netCDF4 reads local files only, not the file objects of an object store)
+    how = (
+        "with h5netcdf or netCDF4, and neither is installed"
+        if src.local
+        else "from object storage with h5netcdf, which is not installed"
+    )
+    return CliError(
+        f"cannot read SRC {src.text!r}: it is netCDF-4 (HDF5), which xarray reads {how} "
+        "(pip install h5netcdf h5py; the daskpad[cli] extra includes them)"
+    )
 
 
 def decode(ds: Any, src: Location) -> Any:

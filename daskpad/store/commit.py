@@ -6,9 +6,11 @@ One context manager, :func:`written_whole`, says where to write and commits on t
 it:
 
 - a local path (or ``file://`` URL): a hidden temporary sibling (same filesystem, so a
-  rename moves it), moved into place when the block succeeds, replacing an existing store
-  only when asked and only after the new one is in place (:func:`commit`), removed when the
-  block fails;
+  rename moves it), written through a :class:`~daskpad.store.locations.HeldRoot` whose
+  metadata documents go to disk only when the block succeeds (so a run killed before that
+  leaves chunks that open neither with zarr nor with xarray), then moved into place,
+  replacing an existing store only when asked and only after the new one is in place
+  (:func:`commit`); removed when the block fails;
 - an fsspec URL (``s3://``, ``gs://``, ...): the store itself, its root metadata held back
   until the block succeeds and everything removed when it fails
   (:func:`daskpad.store.locations.written_in_place`; replacing deletes the old store
@@ -33,7 +35,7 @@ from typing import Any
 
 import dask
 
-from daskpad.store.locations import Location, is_url, locate, written_in_place
+from daskpad.store.locations import Location, held_locally, is_url, locate, written_in_place
 
 #: what a temporary or old store next to DST is called: ``.DST.daskpad-<what>-<pid>-<hex>``
 SIBLING = ".{name}.daskpad-"
@@ -142,8 +144,12 @@ def written_whole(
         raise FileExistsError(f"{str(dst)!r} exists; pass mode='w' (overwrite=True) to replace it")
     tmp = temporary_sibling(dst, "tmp")
     try:
+        # the metadata last, as in an object store: a run killed (SIGKILL) before the
+        # commit leaves a temporary directory of chunks that does not open
+        held = held_locally(tmp)
         with fence():
-            yield str(tmp)
+            yield held
+        held.publish()
         if empty:
             dst.rmdir()  # an empty directory made for the store (tempfile.mkdtemp())
         commit(tmp, dst, replace)

@@ -8,7 +8,8 @@ into it; nothing else in daskpad speaks to fsspec.
 Writing a new store so that nothing half-written ever opens:
 
 - a local path is written under a hidden temporary name and renamed into place
-  (:func:`daskpad.store.tiles.written_whole`);
+  (:func:`daskpad.store.commit.written_whole`), through a :class:`HeldRoot` too
+  (:func:`held_locally`), so that a killed write's temporary directory does not open;
 - an object store has no rename, so the store is written in place through
   :class:`HeldRoot`, which keeps every metadata document (of the root, its groups and
   arrays) in memory while the chunks go to the store, and writes them last, the root's
@@ -402,6 +403,16 @@ class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
         held = sorted(self._held, key=rank)
         put_documents(self._store, [(key, self._held[key]) for key in held])
         self._held.clear()
+
+
+def held_locally(path: Path) -> HeldRoot:
+    """A :class:`HeldRoot` over a new zarr store in the local directory ``path`` (made
+    here): its chunks go to disk as they are written, its metadata documents when
+    :meth:`HeldRoot.publish` is called."""
+    from zarr.storage import LocalStore
+
+    path.mkdir()
+    return HeldRoot(LocalStore(path))
 
 
 @contextlib.contextmanager
