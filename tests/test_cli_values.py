@@ -308,3 +308,14 @@ def test_a_time_the_units_cannot_express_is_refused():
     np.testing.assert_array_equal(_encode(when[:1], variable="t", encoding=encoding), [1])
     with pytest.raises(ValueError, match="variable 't': a padded value cannot be stored"):
         _encode(when, variable="t", encoding=encoding)
+
+
+def test_dry_run_says_which_pads_are_copied_and_which_computed(sources, tmp_path, capsys):
+    dst = tmp_path / "out.zarr"
+    assert main(["pad", str(sources["zarr3"]), str(dst), *CASES["mixed"], "--dry-run"]) == 0
+    out = capsys.readouterr().out.split("pads, per variable")[1].split("would write")[0]
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
+    assert "copied along lat; computed along lon" in lines["tp"]
+    assert "computed along lat" in lines["lat"]  # an index: extended labels
+    assert "when" not in lines  # no padded dimension
+    assert not dst.exists()
