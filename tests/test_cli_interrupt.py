@@ -4,6 +4,7 @@ prints a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -125,11 +126,17 @@ def _group(pgid: int) -> list[str]:
     return found
 
 
+def _kill(proc: subprocess.Popen) -> None:
+    """SIGKILL to what is left of the command's group (a failed test leaves nothing)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 def _wait_for(what: str, ready: Any, proc: subprocess.Popen, bound: float = 60) -> None:
     deadline = time.monotonic() + bound
     while not ready():
         if proc.poll() is not None or time.monotonic() > deadline:
-            os.killpg(proc.pid, signal.SIGKILL)
+            _kill(proc)
             raise AssertionError(f"never saw {what}: {proc.communicate()}")
         time.sleep(0.01)
 
@@ -140,7 +147,7 @@ def _assert_stopped(proc: subprocess.Popen, sig: int, dst: Path, old: dict[str, 
     try:
         out, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        _kill(proc)
         raise AssertionError(f"still running 60 s after {sig!r}: {proc.communicate()}") from None
     status, line = STOPPED[sig]
     assert (proc.returncode, err.splitlines()) == (status, [line]), (out, err)
