@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _daskpad_launcher import launch
+
 HOOK_ENV = "DASKPAD_TESTING_BLOCK_HOOK"
 FAILURE = f"{HOOK_ENV}=fail: failing this block on purpose"
 #: the argv prefix that runs this launcher
@@ -46,14 +48,14 @@ def _with_hook(prepare: Any, action: str) -> Any:
     return prepared
 
 
-def main() -> int:
+def _hooked_command() -> Any:
     import daskpad.cli
 
     action = os.environ.get(HOOK_ENV)
     if action:
         daskpad.cli.prepare_for_zarr = _with_hook(daskpad.cli.prepare_for_zarr, action)
-    return daskpad.cli.main()
+    return daskpad.cli.main
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(launch(_hooked_command))

@@ -7,8 +7,10 @@ computing; ``daskpad demo`` shows it all on a small synthetic dataset.
 
 Each command is parse -> open -> pad -> write; the parser is :mod:`daskpad.cli.args`, the
 helpers live in :mod:`daskpad.cli.io` (option values, opening, messages),
-:mod:`daskpad.cli.cluster` (clusters, stopping), :mod:`daskpad.store.tiling` and
-:mod:`daskpad.store.tiles` (tiled writing).
+:mod:`daskpad.cli.cluster` (clusters, stopping), :mod:`daskpad.cli.signals` (Ctrl-C and
+SIGTERM), :mod:`daskpad.store.tiling` and :mod:`daskpad.store.tiles` (tiled writing). The
+installed command starts in ``_daskpad_launcher``, which answers Ctrl-C and SIGTERM while
+this package is imported.
 """
 
 from __future__ import annotations
@@ -16,13 +18,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import sys
 import tempfile
 import time
 import traceback
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,7 @@ from daskpad.cli.io import (
     source_kind,
     zarr_format_of,
 )
+from daskpad.cli.signals import Terminated, deferred, terminated_on_sigterm
 from daskpad.core.registry import MODES, modes_taking
 from daskpad.store.commit import leftovers, local_threads, written_whole
 from daskpad.store.locations import Location, locate
@@ -263,10 +265,11 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     fmt = _zarr_format(args, src, kind)
     same = kind == "zarr" and fmt == zarr_format_of(src)
     out = prepare_for_zarr(padded, same_format=same)
-    client = client_for(args)
     replacing = not dst.is_empty()  # (checked: only with --overwrite, and a zarr store)
-    start = time.perf_counter()
+    client = None
     try:
+        client = client_for(args)
+        start = time.perf_counter()
         show = args.progress if progress is None else progress
         if show is None:  # neither --progress nor --no-progress: when someone watches
             show = sys.stderr.isatty()
@@ -320,10 +323,14 @@ def _write(
         )
 
     try:
-        with written_whole(
-            dst, overwrite, fence=lambda: stopping_first(client), deleting=deleting
-        ) as store:
-            _write_into(ds, store, fmt, client, progress, tiling, memory)
+        with contextlib.ExitStack() as committing:
+            with written_whole(
+                dst, overwrite, fence=lambda: stopping_first(client), deleting=deleting
+            ) as store:
+                _write_into(ds, store, fmt, client, progress, tiling, memory)
+                # DST is complete: from here to the end of its commit (an old DST moved
+                # away and removed), Ctrl-C and SIGTERM come too late to stop the run
+                committing.enter_context(deferred())
     except Exception as e:
         raise WriteFailed(
             _failure(e), "the old DST was deleted before writing" if deleted else ""
@@ -499,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
-        with warnings.catch_warnings(), _terminated_on_sigterm():
+        with warnings.catch_warnings(), terminated_on_sigterm():
             warnings.showwarning = _show_warning
             return int(args.run(args))
     except BrokenPipeError:
@@ -540,29 +547,6 @@ def _stdout_to_devnull() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):  # no real file descriptor (stdout replaced): nothing to do
         pass
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived (a batch system stopping the job): unwinds like Ctrl-C, so the
-    temporary store is removed on the way out."""
-
-
-@contextlib.contextmanager
-def _terminated_on_sigterm() -> Iterator[None]:
-    """While the command runs, SIGTERM raises :class:`Terminated` in the main thread."""
-
-    def stop(signum: int, frame: Any) -> None:
-        raise Terminated
-
-    try:
-        previous = signal.signal(signal.SIGTERM, stop)
-    except ValueError:  # not the main thread: leave signals to whoever runs us
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _show_warning(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import socket
 import time
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from typing import Any
 from daskpad._compat.libraries import split_address
 from daskpad._compat.schedulers import tasks_running
 from daskpad.cli.io import CliError
+from daskpad.cli.signals import held_while
 from daskpad.store.commit import own_threads
 from daskpad.store.settle import submitted_keys
 
@@ -98,33 +98,18 @@ def client_for(args: argparse.Namespace) -> Any:
     # (a heartbeat to the scheduler closing before them) is not for the user.
     os.environ["DASK_LOGGING__DISTRIBUTED"] = "critical"
     os.environ["DASK_LOGGING__ASYNCIO"] = "critical"
-    with _workers_ignore_ctrl_c():
-        client = Client(
+    # Ctrl-C or SIGTERM while the workers start: acted on once they are up (closed)
+    client = held_while(
+        lambda: Client(
             n_workers=args.workers,
             threads_per_worker=1,
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,
-        )
+        ),
+        undo=lambda client: client.close(),
+    )
     _OWN_CLUSTER.add(id(client))  # closed first when a run stops
     return client
-
-
-@contextlib.contextmanager
-def _workers_ignore_ctrl_c() -> Iterator[None]:
-    """SIGINT ignored while the worker processes start, so that they inherit it ignored:
-    Ctrl-C in a terminal reaches every process of the foreground group, and the command
-    alone answers it (it closes the cluster, workers included) instead of each worker
-    printing its own KeyboardInterrupt. (A Ctrl-C in the seconds they take to start is
-    lost; the next one stops the run.)"""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread: signals are not ours to change
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _address_in(path: str) -> str:
