@@ -262,8 +262,9 @@ def test_the_issue_call_works_and_differs_from_one_mode(sync_scheduler):
         (
             {"mode": {"lat": "edge", "lon": "wrap"}, "reflect_type": "odd"},
             ValueError,
-            "reflect_type='odd' applies to no dimension: the modes of the dimensions with a "
-            "halo are {'lat': 'edge', 'lon': 'wrap'}; reflect_type is for the modes",
+            "reflect_type='odd' applies to no dimension: the modes of the dimensions named in "
+            "mode or boundary, or with a halo, are {'lat': 'edge', 'lon': 'wrap'}; "
+            "reflect_type is for the modes",
         ),
         (
             {"mode": {"lat": "reflect", "lon": "wrap"}, "reflect_type": {"lon": "odd"}},
@@ -307,6 +308,18 @@ def test_refusals_by_name_are_one_line(kwargs, error, says):
             obj.pad2.map_overlap(stencil, lat=1, lon=1, **kwargs)
         assert says in str(raised.value)
         assert "\n" not in str(raised.value)
+
+
+def test_a_dimension_mode_names_takes_its_keywords_whatever_its_depth(sync_scheduler):
+    """numpy's rule, as daskpad.map_overlap by axis and pad2 follow it: a keyword fits
+    when the mode of a dimension named in mode takes it, even without a halo."""
+    a = _dataset(True).t
+    mode = {"lat": "constant", "lon": "wrap"}
+    got = a.pad2.map_overlap(stencil, {"lat": 0, "lon": 1}, mode=mode, constant_values=5)
+    axes = {a.dims.index(d): m for d, m in mode.items()}
+    depth = tuple(1 if d == "lon" else 0 for d in a.dims)
+    want = daskpad.map_overlap(stencil, a.data, depth, mode=axes, constant_values=5)
+    np.testing.assert_array_equal(got.values, want.compute())
 
 
 def test_a_keyword_for_a_dimension_without_halo_is_refused():

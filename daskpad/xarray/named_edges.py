@@ -70,7 +70,15 @@ class NamedEdges:
             if isinstance(value, Mapping):
                 check_dims(key, value, sizes)
         halo = [d for d, w in depth.items() if _has_halo(w)]
-        modes, constants = _modes_of(sizes, halo, mode, boundary)
+        # numpy's rule: a dimension mode or boundary names counts whatever its depth
+        named = [
+            d
+            for edge in (mode, boundary)
+            if isinstance(edge, Mapping)
+            for d in edge
+            if d in sizes and d not in halo
+        ]
+        modes, constants = _modes_of(sizes, halo + named, mode, boundary)
         if constants and "constant_values" in keywords:
             raise TypeError(
                 f"boundary={boundary!r} gives dimension(s) {list(constants)!r} a number, a "
@@ -156,8 +164,8 @@ def _takers(
     fit = f"{key} is for the modes {modes_taking([key])}"
     if not takers and not functions:
         raise ValueError(
-            f"{key}={value!r} applies to no dimension: the modes of the dimensions with a "
-            f"halo are {_shown(modes)}; {fit}"
+            f"{key}={value!r} applies to no dimension: the modes of the dimensions named "
+            f"in mode or boundary, or with a halo, are {_shown(modes)}; {fit}"
         )
     for dim in value if isinstance(value, Mapping) else ():
         if dim not in takers:
