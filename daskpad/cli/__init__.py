@@ -19,12 +19,10 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
 import time
 import traceback
 import warnings
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import daskpad.xarray  # noqa: F401  (registers the pad2 accessor)
@@ -39,7 +37,9 @@ from daskpad.cli.args import (
     parse_widths,
     parser,
 )
+from daskpad.cli.budget import open_in_pieces
 from daskpad.cli.cluster import client_for, stopping_first
+from daskpad.cli.demo import demo
 from daskpad.cli.info import decoded
 from daskpad.cli.io import (
     ARRAY_VARIABLE,
@@ -57,7 +57,6 @@ from daskpad.cli.io import (
     irregular_variables,
     locate_or_explain,
     modes_of,
-    open_in_pieces,
     open_source,
     prepare_for_zarr,
     select_variables,
@@ -67,11 +66,10 @@ from daskpad.cli.io import (
 from daskpad.cli.signals import Terminated, deferred, terminated_on_sigterm
 from daskpad.core.registry import MODES, modes_taking
 from daskpad.store.commit import leftovers, local_threads, written_whole
-from daskpad.store.locations import Location, locate
+from daskpad.store.locations import Location
 from daskpad.store.tiles import to_zarr, write_tiled
 from daskpad.store.tiling import Plan, default_memory
 from daskpad.store.tiling import plan as plan_tiles
-from daskpad.testing import chained_numpy_pad
 from daskpad.xarray.stored import StoredPads, pad_stored
 
 
@@ -391,108 +389,14 @@ def _zarr_format(args: argparse.Namespace, src: Location, kind: str) -> int:
     return zarr_format_of(src) if kind == "zarr" else 3
 
 
-def _demo_dataset() -> Any:
-    """The demo's input: a synthetic global 2-m temperature, 12 months on a 4 x 5 degree
-    grid."""
-    import numpy as np
-    import xarray as xr
-
-    lat = np.arange(-88.0, 90.0, 4.0)
-    lon = np.arange(0.0, 360.0, 5.0)
-    time_ = 15 + 30 * np.arange(12)
-    t, y, x = np.meshgrid(time_, np.deg2rad(lat), np.deg2rad(lon), indexing="ij")
-    t2m = (
-        288
-        - 30 * np.sin(y) ** 2
-        + 5 * np.cos(x) * np.cos(y)
-        + 8 * np.sin(2 * np.pi * t / 360) * np.sin(y)
-    )
-    return xr.Dataset(
-        {"t2m": (("time", "lat", "lon"), t2m.astype("float32"), {"units": "K"})},
-        coords={
-            "time": ("time", time_, {"units": "days since 2000-01-01"}),
-            "lat": lat,
-            "lon": lon,
-        },
-        attrs={"title": "daskpad demo: a synthetic global 2-m temperature"},
-    )
-
-
-def _demo(args: argparse.Namespace) -> int:
-    import numpy as np
-    import zarr
-
-    start = time.perf_counter()
-    where = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="daskpad-demo-"))
-    where.mkdir(parents=True, exist_ok=True)
-    src = where / "input.zarr"
-    if src.exists():
-        raise CliError(f"{src} already exists; give daskpad demo a new or empty DIR")
-
-    ds = _demo_dataset()
-    ds.chunk(time=4, lat=15, lon=24).to_zarr(src, zarr_format=3, consolidated=False)
-    print(f"daskpad demo: writing into {where}")
-    print(describe(open_source(locate(str(src)), "zarr"), f"made {src} (zarr v3)") + "\n")
-
-    cases = [
-        ("lon_wrap.zarr", ["--width", "lon=3", "--mode", "wrap"]),
-        ("lat_symmetric.zarr", ["--width", "lat=2", "--mode", "symmetric"]),
-        (
-            "mean.zarr",
-            ["--width", "lat=1", "--width", "lon=2:4", "--mode", "mean", "--stat-length", "3"],
-        ),
-        (
-            "time_ramp.zarr",
-            ["--width", "time=0:3", "--mode", "linear_ramp", "--end-value", "270"],
-        ),
-        (
-            "global.zarr",
-            [
-                "--width",
-                "lat=2",
-                "--width",
-                "lon=3",
-                "--mode",
-                "lat=symmetric",
-                "--mode",
-                "lon=wrap",
-            ],
-        ),
-    ]
-    stored = np.asarray(zarr.open_array(src / "t2m", mode="r")[...])
-    for name, options in cases:
-        argv = ["pad", str(src), str(where / name), *options]
-        print("$ daskpad " + " ".join(argv))
-        sub = _parser().parse_args(argv)
-        _pad(sub, progress=False)
-        widths = parse_widths(sub.width)
-        pairs = [widths.get(d, (0, 0)) for d in ("time", "lat", "lon")]
-        mode, kwargs = _padding(sub, widths)
-        if isinstance(mode, dict):  # a mode per dimension: numpy.pad once per axis
-            axis = {d: k for k, d in enumerate(("time", "lat", "lon"))}
-            mode = {axis[d]: m for d, m in mode.items()}
-            kwargs = {n: {axis[d]: v for d, v in by_dim.items()} for n, by_dim in kwargs.items()}
-            expected = chained_numpy_pad(stored, pairs, mode, **kwargs)
-        else:
-            expected = np.pad(stored, pairs, mode=mode, **kwargs)
-        got = zarr.open_array(where / name / "t2m", mode="r")
-        lon_out = np.asarray(zarr.open_array(where / name / "lon", mode="r")[...])
-        same = np.array_equal(np.asarray(got[...]), expected)
-        print(
-            f"  t2m {stored.shape} -> {got.shape} in zarr chunks {got.chunks}; equal to "
-            f"numpy.pad: {same}; lon {lon_out[0]:g} .. {lon_out[-1]:g}\n"
-        )
-    seconds = time.perf_counter() - start
-    print(f"done in {seconds:.1f} s. Try: daskpad info {src} --width lon=3 --mode wrap")
-    return 0
-
-
 # --------------------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------------------
 def _parser() -> argparse.ArgumentParser:
     """The command's parser, its subcommands running the functions above."""
-    return parser({"pad": _pad, "info": _info, "demo": _demo})
+    return parser(
+        {"pad": _pad, "info": _info, "demo": lambda args: demo(args, _parser, _pad, _padding)}
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
