@@ -26,7 +26,6 @@ decoded and encoded: the interior chunks pass through untouched.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -127,31 +126,24 @@ def pad_stored(
     (array([-1,  2, -1,  4,  6,  5], dtype=int16), StoredPads(copied=(), computed=('x',)))
     """
     pairs = normalize_widths(widths, {}, decoded.sizes)
-    padded_dims = [d for d, w in pairs.items() if w != (0, 0)]
+    padded_dims = {d for d, w in pairs.items() if w != (0, 0)}
     modes, default_mode = modes_by_dim(mode, list(pairs), decoded.sizes, "give them a width")
     reflect: tuple[Mapping[Hashable, str], str | None] = ({}, None)
     if kwargs.get("reflect_type") is not None:
         reflect = reflect_types_by_dim(kwargs["reflect_type"], decoded.sizes)
+    compat = coords == "xarray"
 
-    def pads(name: Hashable, dims: Iterable[Hashable]) -> StoredPads:
-        padded = [d for d in dims if d in padded_dims]
-        if name in decoded.xindexes and coords != "xarray":  # extended: new labels
-            return StoredPads((), tuple(padded))
-        copied = []
-        for dim in padded:
-            each = modes.get(dim, default_mode)
-            odd = reflect[0].get(dim, reflect[1]) == "odd"
-            if isinstance(each, str) and MODES[each].copies and not odd:
-                copied.append(dim)
-        return StoredPads(tuple(copied), tuple(d for d in padded if d not in copied))
+    def copies(dim: Hashable) -> bool:
+        """Whether the pads along ``dim`` copy elements (an odd reflection computes)."""
+        each = modes.get(dim, default_mode)
+        if not (isinstance(each, str) and MODES[each].copies):
+            return False
+        reflects = "reflect_type" in MODES[each].kwargs
+        return not (reflects and reflect[0].get(dim, reflect[1]) == "odd")
 
-    # pad2 of the decoded values, for the data variables some of whose pads are computed
-    # (and for the coordinates); the others copy stored numbers only
-    computing = decoded[[n for n, v in decoded.data_vars.items() if pads(n, v.dims).computed]]
-    if any(d not in computing.sizes for d in pairs):  # (keywords may name any dimension)
-        computing = decoded
+    # pad2 of the decoded values: lazy, so that only the pads it computes are computed
     result = pad_normalized(
-        computing,
+        decoded,
         pairs,
         asked=list(pairs),
         why="give them a width",
@@ -162,26 +154,34 @@ def pad_stored(
     variables: dict[Hashable, xr.Variable] = {}
     how: dict[Hashable, StoredPads] = {}
     for name in [*decoded.data_vars, *result.coords]:
-        raw = stored.variables[name]
-        each = pads(name, raw.dims)
-        if not (each.copied or each.computed):
+        raw, dec, new = stored.variables[name], decoded.variables[name], result.variables[name]
+        padded = [d for d in raw.dims if d in padded_dims]
+        promoted = new.dtype != dec.dtype  # pad2's missing value made it float
+        if not (padded or promoted):
             variables[name] = raw
             continue
-        how[name] = each
-        new = result.variables[name] if each.computed else None
+        extended = name in decoded.xindexes and not compat  # new labels
+        # a new dtype has no stored numbers to copy: everything is encoded
+        copied = () if extended or promoted else tuple(d for d in padded if copies(d))
+        computed = tuple(d for d in padded if d not in copied)
+        how[name] = StoredPads(copied, computed)
+        if not computed and not promoted:
+            probes = None
+        elif name in decoded.data_vars:
+            probes = _probes(name, new, computed, modes, default_mode, kwargs, compat)
+        else:
+            probes = _missing(new, extended)
         variables[name] = _stored_variable(
             name,
             raw,
-            decoded.variables[name],
-            new,
-            {d: pairs[d] for d in each.copied + each.computed},
-            each.copied,
+            dec,
+            new if computed or promoted else None,
+            {d: pairs[d] for d in padded},
+            copied,
             modes,
             default_mode,
             chunks,
-            _probes(name, new, each.computed, modes, default_mode, kwargs)
-            if new is not None and name in decoded.data_vars
-            else _missing(new, name in decoded.xindexes and coords != "xarray"),
+            probes,
         )
     data_vars = {n: v for n, v in variables.items() if n in decoded.data_vars}
     coord_vars = {n: v for n, v in variables.items() if n not in decoded.data_vars}
@@ -202,14 +202,22 @@ def _stored_variable(
     chunks: str | None,
     probes: np.ndarray | None,
 ) -> xr.Variable:
-    """One padded variable in stored numbers: the box copied from ``raw``, the rest
-    ``new`` (decoded, padded) encoded with ``dec``'s encoding."""
-    encoding = {k: v for k, v in dec.encoding.items() if k in ENCODING_KEYS}
-    promoted = new is not None and new.dtype != dec.dtype  # pad2's missing value: float
-    if promoted:
-        encoding.pop("dtype", None)
+    """One padded variable in stored numbers: ``raw`` padded along the ``copied``
+    dimensions where every pad copies (``new`` is None); else the box copied from ``raw``
+    and the rest ``new`` (decoded, padded) encoded with ``dec``'s encoding; all of ``new``
+    encoded where pad2 gave it a new dtype."""
+    promoted = new is not None and new.dtype != dec.dtype
+    if promoted and dec.dtype.kind == "b":
+        raise ValueError(
+            f"variable {str(name)!r} is boolean, which has no missing value to pad with: "
+            "give constant_values, or a mode that copies"
+        )
+    encoding = _encoding_of(dec, promoted)
     if probes is not None:  # constants and ramp ends, checked before anything is computed
         _encode(probes, variable=name, encoding=encoding)
+    # a new dtype drops what describes the old one: its zarr serializer, filters and fill
+    keep = {k: v for k, v in raw.encoding.items() if not (promoted and k in _DTYPE_ENCODING)}
+    attrs = {k: v for k, v in raw.attrs.items() if not (promoted and k == "_Unsigned")}
     box = raw.data
     if copied:
         alone = xr.Dataset({THIS_ARRAY: raw})
@@ -219,12 +227,9 @@ def _stored_variable(
             asked=list(copied),
             why="",
             mode={d: modes.get(d, default_mode) for d in copied},
-            chunks=chunks if len(copied) == len(widths) else None,
+            chunks=chunks if new is None else None,
         )[THIS_ARRAY].data
-    # a new dtype drops what describes the old one: its zarr serializer, filters and fill
-    keep = {k: v for k, v in raw.encoding.items() if not (promoted and k in _DTYPE_ENCODING)}
-    attrs = {k: v for k, v in raw.attrs.items() if not (promoted and k == "_Unsigned")}
-    if new is None:  # every pad copies: the stored values, padded
+    if new is None:  # every pad copies: the stored numbers, padded
         return xr.Variable(raw.dims, box, attrs, keep)
     data = new.data
     lazy = isinstance(data, da.Array)
@@ -239,16 +244,37 @@ def _stored_variable(
         )
     else:
         encoded = _encode(np.asarray(data), variable=name, encoding=encoding)
-    box = box.astype(encoded.dtype) if box.dtype != encoded.dtype else box
-    axes = [
-        (k, widths[d], n)
-        for k, (d, n) in enumerate(zip(raw.dims, raw.shape, strict=True))
-        if d in widths and d not in copied
-    ]
-    out = _assemble(encoded, box, axes, [slice(None)] * new.ndim, lazy)
+    out = encoded
+    if not promoted:
+        axes = [
+            (k, widths[d], n)
+            for k, (d, n) in enumerate(zip(raw.dims, raw.shape, strict=True))
+            if d in widths and d not in copied
+        ]
+        out = _assemble(encoded, box, axes, [slice(None)] * new.ndim, lazy)
     if lazy and chunks is not None:
         out = regrid(out, regular_chunks(raw.data.chunks, out.shape, even=chunks == "even"))
     return xr.Variable(raw.dims, out, attrs, keep)
+
+
+def _encoding_of(dec: xr.Variable, promoted: bool) -> dict[str, Any]:
+    """What encodes a computed value of ``dec``: its CF encoding (less the stored dtype
+    where pad2 made it float; with one missing value where a store has two that differ,
+    which decode alike)."""
+    encoding = {k: v for k, v in dec.encoding.items() if k in ENCODING_KEYS}
+    if promoted:
+        encoding.pop("dtype", None)
+        encoding.pop("_Unsigned", None)
+    fill, missing = encoding.get("_FillValue"), encoding.get("missing_value")
+    stored = np.dtype(encoding.get("dtype", dec.dtype))
+    if fill is not None and stored.kind in "iu" and np.isnan(np.asarray(fill, float)).any():
+        # (NaN in integers, which xarray drops when it decodes: nothing is masked)
+        encoding.pop("_FillValue")
+        fill = None
+    if fill is not None and missing is not None:
+        if not np.array_equal(np.asarray(fill), np.asarray(missing), equal_nan=True):
+            encoding.pop("missing_value")
+    return encoding
 
 
 def _assemble(
@@ -280,57 +306,104 @@ def _encode(values: np.ndarray, *, variable: Hashable, encoding: Mapping[str, An
     """``values`` (decoded) as xarray stores them with ``encoding``, refusing any that
     would not decode back to themselves: out of the stored type's range, equal to the fill
     value, NaN without a fill value, a time the units cannot express."""
-    var = xr.Variable(tuple(f"d{i}" for i in range(values.ndim)), values, encoding=dict(encoding))
-    with warnings.catch_warnings():
-        # xarray's warnings about what it stores (integers without a fill value, times in
-        # other units) are answered below: by what the stored numbers read back as
-        warnings.simplefilter("ignore")
-        try:
-            enc = encode_cf_variable(var, name=variable)
+    target = np.dtype(encoding["dtype"]) if "dtype" in encoding else None
+    # floats into integers without a fill value: rounded and cast here, as xarray would,
+    # without xarray's warning that NaN has no fill value (any NaN is refused below)
+    cast = (
+        target is not None
+        and target.kind in "iu"
+        and values.dtype.kind == "f"
+        and encoding.get("_FillValue") is None
+        and "_Unsigned" not in encoding
+    )
+    coding = {k: v for k, v in encoding.items() if not (cast and k == "dtype")}
+    var = xr.Variable(tuple(f"d{i}" for i in range(values.ndim)), values, encoding=coding)
+    lead = 0
+    if values.dtype.kind in "mM" and values.size and np.isnat(values).all():
+        # (xarray cannot encode times that are all NaT: one time of the units leads them)
+        lead = 1
+        first = np.zeros(1, values.dtype) if values.dtype.kind == "m" else _epoch(encoding)
+        flat = np.concatenate([first.astype(values.dtype), values.ravel()])
+        var = xr.Variable(("d",), flat, encoding=coding)
+    try:
+        enc = encode_cf_variable(var, name=variable)
+        # read back as DST's attributes say: the encoding's units (xarray may have chosen
+        # others, which DST would not say) and _Unsigned (which xarray 2026.9 leaves out)
+        said = {k: encoding[k] for k in ("units", "calendar", "_Unsigned") if k in encoding}
+        enc = xr.Variable(enc.dims, enc.data, attrs={**enc.attrs, **said})
+        if cast and target is not None:  # (less the NaN fill xarray gives floats)
             with np.errstate(all="ignore"):
-                back = decode_cf_variable(variable, enc).values
-        except (ValueError, OverflowError) as e:
-            raise ValueError(_cannot_hold(variable, encoding, f"{e}")) from None
-    units = encoding.get("units")
-    if units is not None and enc.attrs.get("units") != units:  # times: xarray chose others
-        raise ValueError(
-            _cannot_hold(variable, encoding, f"it needs units {enc.attrs.get('units')!r}")
-        )
-    bad = _differs(np.asarray(values), back, encoding)
+                data = np.around(np.asarray(enc.values)).astype(target)
+            attrs = {k: v for k, v in enc.attrs.items() if k != "_FillValue"}
+            enc = xr.Variable(enc.dims, data, attrs=attrs)
+        with np.errstate(all="ignore"):
+            back = decode_cf_variable(variable, enc).values
+    except (ValueError, OverflowError) as e:
+        raise ValueError(_cannot_hold(variable, encoding, f"{e}")) from None
+    stored = np.asarray(enc.values)[lead:].reshape(values.shape)
+    back = np.asarray(back)[lead:].reshape(values.shape)
+    bad = _differs(np.asarray(values), stored, back, encoding)
     if bad is not None:
-        was, stored, read = (np.asarray(a).flat[bad] for a in (values, enc.values, back))
-        raise ValueError(
-            _cannot_hold(variable, encoding, f"{was} is stored as {stored}, which reads {read}")
-        )
-    return np.asarray(enc.values)
+        was, made, read = (_plain(np.asarray(a).flat[bad]) for a in (values, stored, back))
+        why = f"{was} is stored as {made}, which reads {read}"
+        if values.dtype.kind in "mM":
+            why = f"{was} is not a whole number of its units ({encoding.get('units')})"
+        if was == "nan" and encoding.get("_FillValue") is None:
+            why = (
+                "it has no _FillValue to store a missing value (NaN) in: give "
+                "constant_values, or a mode that copies"
+            )
+        raise ValueError(_cannot_hold(variable, encoding, why))
+    return stored
 
 
-def _differs(values: np.ndarray, back: np.ndarray, encoding: Mapping[str, Any]) -> int | None:
-    """The flat index of the first value that does not survive its encoding, or None."""
+def _epoch(encoding: Mapping[str, Any]) -> np.ndarray:
+    """The time that ``encoding``'s units count from (stored 0)."""
+    attrs = {k: encoding[k] for k in ("units", "calendar") if k in encoding}
+    zero = xr.Variable(("d",), np.zeros(1, np.int64), attrs=attrs)
+    return np.asarray(decode_cf_variable("time", zero).values)
+
+
+def _differs(
+    values: np.ndarray, stored: np.ndarray, back: np.ndarray, encoding: Mapping[str, Any]
+) -> int | None:
+    """The flat index of the first value that does not survive its encoding, or None:
+    compared where it is stored, at most half a step from the packed value in integers, a
+    few units in the last place in floats, and missing exactly where it was missing."""
     if values.size == 0:
         return None
     if values.dtype.kind in "mM" or back.dtype.kind in "mM":
         same = (values == back) | (np.isnat(values) & np.isnat(back))
     elif values.dtype.kind in "fc" or back.dtype.kind in "fc":
         v = values.astype(np.float64)
-        b = np.asarray(back, np.float64)
         missing = np.isnan(v)
-        stored = np.dtype(encoding.get("dtype", back.dtype))
-        if stored.kind in "iub":  # rounded into integers, at most half a step away
-            step = abs(float(encoding.get("scale_factor", 1.0)))
-            near = np.abs(b - v) <= 0.5 * step * (1 + 1e-6)
-        else:  # rounded into a float of its own precision (or overflowed to inf)
-            near = np.isclose(b, v, rtol=4 * float(np.finfo(stored).eps), atol=0) | (b == v)
-        with np.errstate(invalid="ignore"):
-            same = np.where(missing, np.isnan(b), ~np.isnan(b) & near)
+        if str(encoding.get("_Unsigned", "false")).lower() == "true" and stored.dtype.kind == "i":
+            stored = stored.view(f"u{stored.dtype.itemsize}")
+        scale = float(encoding.get("scale_factor", 1.0))
+        offset = float(encoding.get("add_offset", 0.0))
+        with np.errstate(all="ignore"):
+            packed = (v - offset) / scale
+            made = stored.astype(np.float64)
+            if stored.dtype.kind in "iub":  # rounded into integers: half a step at most
+                near = np.abs(made - packed) <= 0.5 + 1e-6 * np.abs(packed)
+            else:  # rounded into a float of its own precision (or overflowed to inf)
+                eps = float(np.finfo(stored.dtype).eps)
+                near = np.isclose(made, packed, rtol=4 * eps, atol=0) | (made == packed)
+            same = np.where(missing, np.isnan(back), ~np.isnan(back) & near)
     else:
         same = values == back
     wrong = np.flatnonzero(~np.asarray(same))
     return int(wrong[0]) if wrong.size else None
 
 
+def _plain(value: Any) -> str:
+    """A number as a person reads it: no numpy type around it, seven figures at most."""
+    value = value.item() if isinstance(value, np.generic) else value
+    return f"{value:.7g}" if isinstance(value, float) else str(value)
+
+
 def _cannot_hold(name: Hashable, encoding: Mapping[str, Any], why: str) -> str:
-    shown = ", ".join(f"{k}={v!r}" for k, v in encoding.items() if k != "dtype")
+    shown = ", ".join(f"{k}={_plain(v)}" for k, v in encoding.items() if k != "dtype")
     dtype = np.dtype(encoding["dtype"]) if "dtype" in encoding else None
     stored = f"{dtype}" + (f" with {shown}" if shown else "") if dtype else shown
     return (
@@ -346,6 +419,7 @@ def _probes(
     modes: Mapping[Hashable, Any],
     default_mode: Any,
     kwargs: Mapping[str, Any],
+    compat: bool,
 ) -> np.ndarray | None:
     """The constants and ramp ends the computed pads of a variable are filled with, in its
     padded dtype, to check against its encoding before anything is computed."""
@@ -354,9 +428,12 @@ def _probes(
         each = modes.get(dim, default_mode)
         if each == "constant":
             given = _given(kwargs.get("constant_values"), name, dim)
-            found += [np.nan] if given is None and new.dtype.kind in "fc" else _flat(given)
+            if given is None:  # pad2's fill: xarray's missing value, or 0 as xarray pads
+                given = 0 if compat and kwargs.get("constant_values") is not None else np.nan
+            found += _flat(given)
         elif each == "linear_ramp":
-            found += _flat(_given(kwargs.get("end_values"), name, dim) or 0)
+            given = _given(kwargs.get("end_values"), name, dim)
+            found += _flat(0 if given is None else given)
     if not found or new.dtype.kind not in "iufc":
         return None
     with np.errstate(all="ignore"):
