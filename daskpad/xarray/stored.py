@@ -234,7 +234,7 @@ def _stored_variable(
     data = new.data
     lazy = isinstance(data, da.Array)
     if lazy:
-        stored_dtype = _encode(np.zeros(1, new.dtype)[:0], variable=name, encoding=encoding).dtype
+        stored_dtype = _stored_dtype(name, new.dtype, encoding)
         encoded = data.map_blocks(
             _encode,
             variable=name,
@@ -255,6 +255,16 @@ def _stored_variable(
     if lazy and chunks is not None:
         out = regrid(out, regular_chunks(raw.data.chunks, out.shape, even=chunks == "even"))
     return xr.Variable(raw.dims, out, attrs, keep)
+
+
+def _stored_dtype(name: Hashable, dtype: np.dtype, encoding: Mapping[str, Any]) -> np.dtype:
+    """The dtype ``encoding`` stores values of ``dtype`` in."""
+    if "dtype" in encoding:
+        stored: np.dtype = np.dtype(encoding["dtype"])
+        return stored
+    if dtype.kind in "mM":  # (in the units' integers, or floats: as xarray chooses)
+        return _encode(np.array(["NaT"], dtype), variable=name, encoding=encoding).dtype
+    return dtype
 
 
 def _encoding_of(dec: xr.Variable, promoted: bool) -> dict[str, Any]:
