@@ -237,6 +237,7 @@ def test_a_stored_chunk_over_the_budget_is_refused_naming_what_works(
                  "--memory", "390.62kiB"]) == 2  # fmt: skip
 
 
+@WRITES
 @pytest.mark.parametrize(
     ("kind", "options", "message"),
     [

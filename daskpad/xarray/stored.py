@@ -240,7 +240,7 @@ def _stored_variable(
             variable=name,
             encoding=encoding,
             dtype=stored_dtype,
-            meta=np.empty(0, stored_dtype),
+            meta=np.empty((0,) * data.ndim, stored_dtype),
         )
     else:
         encoded = _encode(np.asarray(data), variable=name, encoding=encoding)
@@ -309,7 +309,21 @@ def _assemble(
         parts.append(encoded[tuple(where[:k] + [slice(before + n, None)] + where[k + 1 :])])
     if len(parts) == 1:
         return parts[0]
-    return da.concatenate(parts, axis=k) if lazy else np.concatenate(parts, axis=k)
+    if not lazy:
+        return np.concatenate(parts, axis=k)
+    return da.concatenate([_meta_of_its_shape(p) for p in parts], axis=k)
+
+
+def _meta_of_its_shape(x: Any) -> Any:
+    """``x``, its ``meta`` of ``x``'s dimensions: xarray's arrays under dask's array query
+    planning (dask 2026.8) carry a 0-d one, which ``concatenate`` refuses."""
+    if x._meta.ndim == x.ndim:
+        return x
+    return x.map_blocks(_same, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype))
+
+
+def _same(block: np.ndarray) -> np.ndarray:
+    return block
 
 
 def _encode(values: np.ndarray, *, variable: Hashable, encoding: Mapping[str, Any]) -> np.ndarray:
