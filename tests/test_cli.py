@@ -17,10 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-import dask
 import numpy as np
 import pytest
 from cli_launcher import COMMAND, HOOK_ENV, hooked
+from markers import WRITES
 
 from daskpad.core.registry import MODES
 
@@ -49,15 +49,6 @@ MODE_OPTIONS: dict[str, tuple[list[str], dict]] = {
     "median": ([], {}),
     "minimum": (["--stat-length", "2"], {"stat_length": 2}),
 }
-
-
-# The command writes with xarray's to_zarr, which calls dask.array.store; with dask's array
-# query planning switched on (ci/test.sh's second run) that raises NotImplementedError.
-WRITES = pytest.mark.xfail(
-    dask.config.get("array.query-planning", None) is True,
-    reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
-    strict=True,
-)
 
 
 def test_every_mode_has_options():

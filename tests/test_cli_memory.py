@@ -15,19 +15,13 @@ from pathlib import Path
 import dask
 import numpy as np
 import pytest
+from markers import WRITES
 
 from daskpad.cli import main
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
 h5netcdf = pytest.importorskip("h5netcdf")
-
-# xarray's to_zarr calls dask.array.store, which dask's array-expr does not implement
-WRITES = pytest.mark.xfail(
-    dask.config.get("array.query-planning", None) is True,
-    reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
-    strict=True,
-)
 
 
 def stored(path: Path, name: str) -> np.ndarray:

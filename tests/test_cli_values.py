@@ -15,9 +15,9 @@ import sys
 import warnings
 from pathlib import Path
 
-import dask
 import numpy as np
 import pytest
+from markers import WRITES
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
@@ -25,12 +25,6 @@ zarr = pytest.importorskip("zarr")
 from daskpad.cli import main  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("cli-values")
-# the inputs are written with xarray's to_zarr (dask.array.store)
-WRITES = pytest.mark.xfail(
-    dask.config.get("array.query-planning", None) is True,
-    reason="xarray's to_zarr (dask.array.store) is not implemented for dask's array-expr",
-    strict=True,
-)
 
 NT, NY, NX = 4, 6, 8
 

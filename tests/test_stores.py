@@ -17,11 +17,11 @@ import time
 import uuid
 from pathlib import Path
 
-import dask
 import dask.array as da
 import numpy as np
 import pytest
 from cli_launcher import COMMAND, HOOK_ENV, hooked
+from markers import WRITES
 
 import daskpad
 from daskpad.store.locations import INCOMPLETE, METADATA_DOCS, HeldRoot, locate, storage_options
@@ -34,12 +34,6 @@ moto_server = pytest.importorskip("moto.server")
 _SCRIPT = Path(sys.executable).with_name("daskpad")
 DASKPAD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "daskpad"]
 
-# xarray's to_zarr calls dask.array.store, which dask's array-expr does not implement
-WRITES = pytest.mark.xfail(
-    dask.config.get("array.query-planning", None) is True,
-    reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
-    strict=True,
-)
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "daskpad-test",
     "AWS_SECRET_ACCESS_KEY": "daskpad-test",

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from markers import WRITES
 
 import daskpad
 from daskpad._compat.graphs import query_planning
@@ -29,14 +30,6 @@ from daskpad.testing.reference import DTYPES, _interior, _widths_of
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
-
-# xarray's to_zarr calls dask.array.store, which dask's array-expr does not implement
-# (ci/test.sh's second run); daskpad.to_zarr does without it
-WRITES = pytest.mark.xfail(
-    dask.config.get("array.query-planning", None) is True,
-    reason="xarray's to_zarr uses dask.array.store, not implemented for dask's array-expr",
-    strict=True,
-)
 
 
 @given(
