@@ -408,13 +408,14 @@ def renamed(dsk: Mapping[Any, Any], suffix: str) -> tuple[dict[Hashable, Any], A
     graph = convert_legacy_graph(dict(dsk))
     names: dict[str, str] = {}
 
-    def rename(key: Any) -> Any:
-        if isinstance(key, tuple):
-            return (rename(key[0]), *key[1:])
-        new = names.get(key)
+    def new_name(name: Any) -> Any:
+        new = names.get(name)
         if new is None:
-            new = names[key] = f"{key}-{suffix}"
+            new = names[name] = f"{name}-{suffix}"
         return new
+
+    def rename(key: Any) -> Any:  # (not recursive: a closure calling itself is a cycle)
+        return (new_name(key[0]), *key[1:]) if isinstance(key, tuple) else new_name(key)
 
     subs = {key: rename(key) for key in graph}
     return {subs[key]: node.substitute(subs, key=subs[key]) for key, node in graph.items()}, rename

@@ -179,9 +179,10 @@ class Grid:
                     results[a.name] = fn(a[index])
         padded = tuple(self.padded)
         chunks = tuple((1,) if i == axis else c for i, c in enumerate(self.chunks))
+        xname = self.x.name
 
         def make(block: tuple[int, ...]) -> Any:
-            name, *key = self._source(padded, block)
+            name, *key = _source(xname, padded, block)
             return (results[name].name, *key)
 
         token = tokenize(self.x.name, [r.name for r in results.values()], axis, start, stop)
@@ -208,6 +209,7 @@ class Grid:
         chunk_starts = np.cumsum((0, *self.chunks[axis]), dtype=np.int64).tolist()
         bounds = np.cumsum((offset, *chunks), dtype=np.int64).tolist()
         out_chunks = tuple(tuple(chunks) if i == axis else c for i, c in enumerate(self.chunks))
+        xname = self.x.name
 
         def make(index: tuple[int, ...]) -> Any:
             start, stop = bounds[index[axis]], bounds[index[axis] + 1]
@@ -215,7 +217,7 @@ class Grid:
             keys = []
             for c, _lo, _hi in found:
                 at = tuple(c if j == axis else i for j, i in enumerate(index))
-                keys.append(self._source(padded, at))
+                keys.append(_source(xname, padded, at))
             call = functools.partial(
                 k.cut_then,
                 kernel=kernel,
@@ -245,34 +247,14 @@ class Grid:
             + (after.chunks[axis] if after is not None else ())
         )
 
-    def _source(self, padded: Sequence[_Padded], index: tuple[int, ...]) -> tuple[Any, ...]:
-        """The key holding block ``index`` of the grid made by ``padded``."""
-        original = list(index)
-        for p in padded:
-            original[p.axis] -= p.nbefore
-        for n, p in enumerate(reversed(padded)):
-            i = index[p.axis]
-            if p.nbefore <= i < p.nbefore + p.ninner:
-                continue
-            source = p.before if i < p.nbefore else p.after
-            assert source is not None
-            local = i if i < p.nbefore else i - p.nbefore - p.ninner
-            # axes padded before this one keep their padded index; later ones are original
-            earlier = {q.axis for q in padded[: len(padded) - 1 - n]}
-            key = [
-                local if j == p.axis else (index[j] if j in earlier else original[j])
-                for j in range(len(index))
-            ]
-            return (source.name, *key)
-        return (self.x.name, *original)
-
     def _sources(self, padded: Sequence[_Padded]) -> Callable[[tuple[int, ...]], Any]:
-        """:meth:`_source` of the grid made by ``padded``, with the blocks of the input (most
+        """:func:`_source` of the grid made by ``padded``, with the blocks of the input (most
         of them, materialised once per block) found by a shift of their index."""
         inside = self._interior(padded)
+        name = self.x.name
 
         def source(index: tuple[int, ...]) -> Any:
-            return inside.key(index) if inside.holds(index) else self._source(padded, index)
+            return inside.key(index) if inside.holds(index) else _source(name, padded, index)
 
         return source
 
@@ -303,10 +285,11 @@ class Grid:
         """Blocks ``first:last`` along ``axis`` of the grid so far, all blocks elsewhere."""
         padded = tuple(self.padded)
         chunks = tuple(c[first:last] if i == axis else c for i, c in enumerate(self.chunks))
+        xname = self.x.name
 
         def make(index: tuple[int, ...]) -> Any:
             grid_index = tuple(i + first if j == axis else i for j, i in enumerate(index))
-            return self._source(padded, grid_index)
+            return _source(xname, padded, grid_index)
 
         token = tokenize(self.x.name, [_names(p) for p in padded], axis, first, last)
         return lazy_array(f"pad-slab-{token}", chunks, make, self._dependencies(), self.meta)
@@ -429,3 +412,28 @@ def _along(ndim: int, axis: int, start: int, stop: int) -> tuple[slice, ...]:
 
 def _names(p: _Padded) -> tuple[Any, ...]:
     return (p.axis, getattr(p.before, "name", None), getattr(p.after, "name", None))
+
+
+def _source(name: str, padded: Sequence[_Padded], index: tuple[int, ...]) -> tuple[Any, ...]:
+    """The key holding block ``index`` of the grid over the input named ``name`` made by
+    ``padded``. (A function of names, not a method: pad blocks' tasks are made by closures,
+    and a closure over the grid, which holds the pad blocks, would make each padded graph a
+    reference cycle, kept with its input until Python's cyclic collector runs.)"""
+    original = list(index)
+    for p in padded:
+        original[p.axis] -= p.nbefore
+    for n, p in enumerate(reversed(padded)):
+        i = index[p.axis]
+        if p.nbefore <= i < p.nbefore + p.ninner:
+            continue
+        source = p.before if i < p.nbefore else p.after
+        assert source is not None
+        local = i if i < p.nbefore else i - p.nbefore - p.ninner
+        # axes padded before this one keep their padded index; later ones are original
+        earlier = {q.axis for q in padded[: len(padded) - 1 - n]}
+        key = [
+            local if j == p.axis else (index[j] if j in earlier else original[j])
+            for j in range(len(index))
+        ]
+        return (source.name, *key)
+    return (name, *original)
