@@ -323,3 +323,22 @@ def test_what_an_empty_axis_leaves_is_read_by_the_next_at_the_call():
         chained_numpy_pad(data, 1, ("edge", "empty", "linear_ramp"))
     with pytest.raises(TypeError):
         daskpad.pad(da.from_array(data, chunks=1), 1, mode=("edge", "empty", "linear_ramp"))
+
+
+def test_a_per_axis_mean_of_large_integers_is_held_to_the_float64_bound():
+    # int64 near 2e15: float64 sums in another order may round the mean to the next
+    # integer, which the documented tolerance allows (assert_pad_matches_numpy); far
+    # beyond it, a wrong value is still caught
+    from daskpad.testing import assert_pad_matches_numpy
+
+    rng = np.random.default_rng(3)
+    data = rng.integers(2**50, 2**51, (11, 1, 1, 6), dtype=np.int64)
+    chunks = ((1, 1, 2, 7), (1,), (1,), (1,) * 6)
+    assert_pad_matches_numpy(data, chunks, ((1,), (0,), (0,), (0,)), {0: "mean", 2: "edge"})
+    from daskpad.testing.reference import _within_mean_tolerance_of
+
+    expected = np.array([2**51, 5], dtype=np.int64)
+    assert _within_mean_tolerance_of(expected, expected + np.array([1, 0])).all()
+    assert not _within_mean_tolerance_of(expected, expected + 2**20).any()
+    small = np.array([5, 7], dtype=np.int64)  # below 2**46: exact
+    assert not _within_mean_tolerance_of(small, small + 1).any()
