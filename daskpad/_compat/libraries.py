@@ -5,8 +5,8 @@ module alone. distributed and zarr are optional: each is imported when its funct
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
 
 def minimum_chunks(depth: int, chunks: Sequence[int]) -> tuple[int, ...]:
@@ -50,3 +50,95 @@ def put_documents(store: Any, documents: Sequence[tuple[str, bytes]]) -> None:
     proto = default_buffer_prototype()
     for key, data in documents:
         sync(store.set(key, proto.buffer.from_bytes(data)))
+
+
+def get_document(store: Any, key: str) -> bytes | None:
+    """The bytes under ``key`` in the zarr ``store``, or None where there are none."""
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.core.sync import sync
+
+    found = sync(store.get(key, prototype=default_buffer_prototype()))
+    return None if found is None else bytes(found.to_bytes())
+
+
+def listed(store: Any, prefix: str) -> set[str]:
+    """The keys of the zarr ``store`` under ``prefix``, relative to it."""
+    from zarr.core.sync import sync
+
+    async def collect() -> set[str]:
+        return {key[len(prefix) :] async for key in store.list_prefix(prefix)}
+
+    return sync(collect())
+
+
+def innermost(store: Any) -> Any:
+    """The store a zarr ``WrapperStore`` (or a chain of them) wraps, else ``store``."""
+    while hasattr(store, "_store"):  # zarr.storage.WrapperStore keeps it there
+        store = store._store
+    return store
+
+
+def local_root(store: Any) -> str | None:
+    """The directory of a zarr ``LocalStore``, else None."""
+    from zarr.storage import LocalStore
+
+    return str(store.root) if isinstance(store, LocalStore) else None
+
+
+def fsspec_of(store: Any) -> tuple[Any, str] | None:
+    """The filesystem and root path of a zarr ``FsspecStore``, else None."""
+    from zarr.storage import FsspecStore
+
+    return (store.fs, store.path) if isinstance(store, FsspecStore) else None
+
+
+def rectilinear_support() -> str | None:
+    """Why zarr-python cannot write rectilinear chunk grids here (it needs 3.2 or newer,
+    which needs Python 3.12 or newer), or None where it can."""
+    import sys
+
+    import zarr
+
+    version = tuple(int(p) for p in zarr.__version__.split(".")[:2] if p.isdigit())
+    if version >= (3, 2):
+        return None
+    python = "" if sys.version_info >= (3, 12) else ", which needs Python 3.12 or newer"
+    return f"zarr-python {zarr.__version__} has none: they need zarr-python 3.2 or newer{python}"
+
+
+def rectilinear_grids() -> Any:
+    """A context in which zarr reads and writes rectilinear chunk grids (its experimental
+    flag ``array.rectilinear_chunks``)."""
+    import zarr
+
+    return zarr.config.set({"array.rectilinear_chunks": True})
+
+
+def rectilinear_grid(chunks: Sequence[Sequence[int]]) -> dict[str, Any]:
+    """The zarr v3 ``chunk_grid`` document of a rectilinear grid of ``chunks`` per axis."""
+    return {
+        "name": "rectilinear",
+        "configuration": {
+            "kind": "inline",
+            "chunk_shapes": [[int(c) for c in cs] for cs in chunks],
+        },
+    }
+
+
+def enable_rectilinear_grids() -> None:
+    """Turn zarr's rectilinear chunk grids on in this process for good (a cluster's
+    workers, which read and write arrays on such grids)."""
+    import zarr
+
+    zarr.config.set({"array.rectilinear_chunks": True})
+
+
+def chunk_key_encoder(document: Mapping[str, Any]) -> Callable[[tuple[int, ...]], str]:
+    """The function naming a chunk's key (``(1, 2)`` -> ``"c/1/2"``) by the chunk key
+    encoding of the zarr v3 array ``document`` describes (``zarr.core.metadata.v3``)."""
+    from zarr.core.metadata.v3 import ArrayV3Metadata
+
+    return cast(
+        "Callable[[tuple[int, ...]], str]",
+        ArrayV3Metadata.from_dict(dict(document)).encode_chunk_key,
+    )

@@ -40,6 +40,15 @@ from daskpad.cli.args import (
 from daskpad.cli.budget import open_in_pieces
 from daskpad.cli.cluster import client_for, stopping_first
 from daskpad.cli.demo import demo
+from daskpad.cli.grids import (
+    check_request,
+    described,
+    plan_for,
+    rectilinear,
+    rectilinear_readable,
+    workers_read_rectilinear,
+    write_into,
+)
 from daskpad.cli.info import decoded
 from daskpad.cli.io import (
     ARRAY_VARIABLE,
@@ -173,8 +182,16 @@ def _open_and_pad(
     if not widths:
         return src, kind, ds, None, {}
     try:
+        # on a rectilinear grid the pads keep chunks of their own
+        policy_or_none = None if rectilinear(args) else policy
         padded, how = pad_stored(
-            ds, decode(ds, src), widths, mode=mode, coords=args.coords, chunks=policy, **kwargs
+            ds,
+            decode(ds, src),
+            widths,
+            mode=mode,
+            coords=args.coords,
+            chunks=policy_or_none,
+            **kwargs,
         )
     except (ValueError, TypeError, OverflowError) as e:
         # refused when the graph is built (a fill that does not fit the dtype, a pad of
@@ -229,11 +246,14 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     if not args.width:
         raise CliError("daskpad pad needs at least one --width DIM=WIDTH (see --help)")
     memory = _memory(args)
+    check_request(args)
     dst = locate_or_explain(args.dst, _storage_options(args, "dst"), "DST")
     src, kind, ds, padded, _ = _open_and_pad(
         args, check=lambda src: check_destination(src, dst, args.overwrite)
     )
-    tiling = plan_tiles(padded, parse_widths(args.width), memory)
+    rect = plan_for(src, kind, ds, padded, parse_widths(args.width)) if rectilinear(args) else None
+    # (on rectilinear grids each chunk is written by one task, holding that chunk's input)
+    tiling = plan_tiles(padded, parse_widths(args.width), 2**62 if rect else memory)
     how = (
         ""
         if tiling.whole
@@ -242,6 +262,8 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     )
     if args.dry_run:
         rc = _info(args)
+        if rect is not None:
+            print(described(rect[0]))
         print(
             f"would write {dst} (zarr v{_zarr_format(args, src, kind)}){how}; "
             "--dry-run wrote nothing"
@@ -249,7 +271,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
         return rc
     if how:
         print(f"writing {dst}{how}")
-    bad = irregular_variables(padded)
+    bad = [] if rect else irregular_variables(padded)
     if bad:
         raise CliError(
             f"the padded variables {', '.join(bad)} have chunks zarr cannot store "
@@ -267,11 +289,13 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     client = None
     try:
         client = client_for(args)
+        if client is not None:
+            workers_read_rectilinear(client)
         start = time.perf_counter()
         show = args.progress if progress is None else progress
         if show is None:  # neither --progress nor --no-progress: when someone watches
             show = sys.stderr.isatty()
-        _write(out, dst, args.overwrite, fmt, client, show, tiling, memory)
+        _write(out, dst, args.overwrite, fmt, client, show, tiling, memory, rect)
     finally:
         if client is not None:
             client.close()
@@ -299,6 +323,7 @@ def _write(
     progress: bool,
     tiling: Plan,
     memory: int,
+    rect: Any = None,
 ) -> None:
     """Write ``ds`` so that DST opens only once complete; on any failure or interruption
     what was written is removed (:func:`daskpad.store.commit.written_whole`), the
@@ -325,7 +350,12 @@ def _write(
             with written_whole(
                 dst, overwrite, fence=lambda: stopping_first(client), deleting=deleting
             ) as store:
-                _write_into(ds, store, fmt, client, progress, tiling, memory)
+                if rect is not None:  # (plan, SRC's store): daskpad.cli.grids
+                    compute = lambda writes: compute_with_progress(writes, client, progress)  # noqa: E731
+                    the_plan, src_store = rect
+                    write_into(ds, store, the_plan, src_store, client, compute, progress)
+                else:
+                    _write_into(ds, store, fmt, client, progress, tiling, memory)
                 # DST is complete: from here to the end of its commit (an old DST moved
                 # away and removed), Ctrl-C and SIGTERM come too late to stop the run
                 committing.enter_context(deferred())
@@ -386,6 +416,8 @@ def _write_array(var: Any, store: Any, fmt: int, progress: bool, memory: int | N
 def _zarr_format(args: argparse.Namespace, src: Location, kind: str) -> int:
     if args.zarr_format is not None:
         return int(args.zarr_format)
+    if rectilinear(args):
+        return 3
     return zarr_format_of(src) if kind == "zarr" else 3
 
 
@@ -410,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
-        with warnings.catch_warnings(), terminated_on_sigterm():
+        with warnings.catch_warnings(), terminated_on_sigterm(), rectilinear_readable():
             warnings.showwarning = _show_warning
             return int(args.run(args))
     except BrokenPipeError:

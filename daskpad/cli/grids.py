@@ -1,0 +1,162 @@
+"""``daskpad pad --chunk-grid rectilinear``: DST on zarr's rectilinear chunk grid, SRC's
+whole chunks copied as stored bytes, only the pads computed
+(:mod:`daskpad.store.rectilinear`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from daskpad._compat.libraries import (
+    enable_rectilinear_grids,
+    rectilinear_grids,
+    rectilinear_support,
+)
+from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes
+from daskpad.store.copying import Copier
+from daskpad.store.locations import Location
+from daskpad.store.rectilinear import Plan, RectilinearUnsupported, check_support, plan, write
+
+
+def rectilinear(args: argparse.Namespace) -> bool:
+    """Whether DST is to be written on rectilinear grids."""
+    return getattr(args, "chunk_grid", "regular") == "rectilinear"
+
+
+def rectilinear_readable() -> contextlib.AbstractContextManager[Any]:
+    """A context in which daskpad reads (and writes) zarr's rectilinear chunk grids, where
+    zarr-python can."""
+    return rectilinear_grids() if rectilinear_support() is None else contextlib.nullcontext()
+
+
+def workers_read_rectilinear(client: Any) -> None:
+    """The same for the workers of ``client``'s cluster."""
+    if rectilinear_support() is None:
+        client.run(enable_rectilinear_grids)
+
+
+def check_request(args: argparse.Namespace) -> None:
+    """Refuse, before anything is opened, what rectilinear grids cannot do here."""
+    if not rectilinear(args):
+        return
+    if args.zarr_format == 2:
+        raise CliError("--chunk-grid rectilinear writes zarr v3; --zarr-format 2 has no such grid")
+    try:
+        check_support()
+    except RectilinearUnsupported as e:
+        raise CliError(f"--chunk-grid {e}") from None
+
+
+def source_store(src: Location, kind: str) -> Any:
+    """SRC's zarr store, read only (None for netCDF)."""
+    if kind != "zarr":
+        return None
+    if src.local:
+        from zarr.storage import LocalStore
+
+        return LocalStore(src.local_path, read_only=True)
+    return src.zarr_store(read_only=True)
+
+
+def plan_for(
+    src: Location, kind: str, ds: Any, padded: Any, widths: Mapping[Any, tuple[int, int]]
+) -> tuple[Plan, Any]:
+    """The rectilinear write of ``padded`` and SRC's store."""
+    if list(ds.variables) == [ARRAY_VARIABLE]:
+        raise CliError(
+            "--chunk-grid rectilinear writes datasets; SRC is a bare zarr array (write it with "
+            "the regular grid, or store it as a variable of a group)"
+        )
+    store = source_store(src, kind)
+    copier = Copier(store, store) if store is not None else None
+    return plan(padded, ds, widths, store, copier), store
+
+
+def described(the_plan: Plan) -> str:
+    """Per array on a rectilinear grid, the chunks copied as bytes and those computed."""
+    lines = ["chunks, per array (copied: stored bytes of SRC; computed: written anew):"]
+    width = max((len(str(n)) for n in the_plan.layouts), default=0)
+    for name, each in the_plan.layouts.items():
+        if each is None:
+            said = "copied whole (not padded; SRC's grid)"
+        else:
+            said = f"{each.ncopied} copied, {each.ncomputed} computed; chunks " + " x ".join(
+                f"({', '.join(map(str, c))})" if len(c) <= 8 else f"({len(c)} chunks)"
+                for c in each.chunks
+            )
+        lines.append(f"  {name!s:<{width}}  {said}")
+    total = f"{len(the_plan.pairs)} objects, {fmt_bytes(the_plan.nbytes)}"
+    lines.append(f"  copied as stored bytes in all: {total}")
+    return "\n".join(lines)
+
+
+def write_into(
+    ds: Any,
+    store: Any,
+    the_plan: Plan,
+    src_store: Any,
+    client: Any,
+    compute: Callable[[list[Any]], None],
+    progress: bool,
+) -> None:
+    """Write ``ds`` into the new zarr ``store`` as ``the_plan`` says, copying from
+    ``src_store``; on a cluster, its workers read and write rectilinear grids too."""
+    copier = Copier(src_store, store) if src_store is not None else None
+    bar = _Bytes(the_plan.nbytes, len(the_plan.pairs)) if progress and the_plan.pairs else None
+    if copier is not None and progress:
+        print(
+            f"copying {len(the_plan.pairs)} chunks ({fmt_bytes(the_plan.nbytes)}) as stored "
+            f"bytes ({copier.how}); computing "
+            f"{sum(the_plan.computed_chunks(n) for n in the_plan.layouts)} chunks",
+            file=sys.stderr,
+        )
+
+    def computing(writes: list[Any]) -> None:
+        compute(writes)
+        if bar is not None:
+            bar.watch()
+
+    write(ds, store, the_plan, copier, computing, bar.add if bar is not None else None)
+    if bar is not None:
+        bar.finish()
+
+
+class _Bytes:
+    """A line on stderr counting the objects copied, shown once the computation is done
+    and the copies are not."""
+
+    def __init__(self, nbytes: int, count: int):
+        self.nbytes, self.count, self.done = nbytes, count, 0
+        self.lock = threading.Lock()
+        self.watching = False
+
+    def add(self, n: int) -> None:
+        with self.lock:
+            self.done += n
+        if self.watching:
+            self.draw()
+
+    def watch(self) -> None:
+        self.watching = True
+        self.draw()
+
+    def draw(self) -> None:
+        share = self.done / self.count if self.count else 1.0
+        print(
+            f"\rcopied {self.done} of {self.count} chunks ({share:4.0%} of "
+            f"{fmt_bytes(self.nbytes)})",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+        time.sleep(0)
+
+    def finish(self) -> None:
+        self.watching = True
+        self.draw()
+        print(file=sys.stderr)

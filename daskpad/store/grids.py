@@ -1,0 +1,120 @@
+"""The rectilinear chunk grid of a padded array: where each chunk comes from.
+
+A regular grid shifted by a pad cuts every input chunk in two. On zarr's rectilinear grid
+each axis has chunks of its own sizes: the pad before (in pieces no longer than the input's
+chunk, the shorter piece outermost), the input's chunks, the pad after. Each whole input
+chunk is then a chunk of the output under a shifted index, and its stored bytes can be
+copied as they are; only the pads and the input's partial last chunks (stored at full
+chunk size on a regular grid, at their own on a rectilinear one) are computed.
+
+Plain Python: :mod:`daskpad.store.rectilinear` writes what this plans.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+Chunks = tuple[tuple[int, ...], ...]
+
+
+def pieces(width: int, chunk: int, outer_first: bool) -> tuple[int, ...]:
+    """``width`` in pieces of ``chunk`` at most, the shorter piece outermost (first for a
+    pad before, last for a pad after)."""
+    whole, rest = divmod(width, chunk)
+    short = (rest,) if rest else ()
+    return short + (chunk,) * whole if outer_first else (chunk,) * whole + short
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One array's rectilinear grid: ``chunks`` per axis; the input's chunk ``i`` along an
+    axis is the output's chunk ``first + i``; ``whole`` input chunks per axis are full
+    size. ``copied`` says whether the whole chunks are copied as stored bytes (else every
+    chunk is computed)."""
+
+    chunks: Chunks
+    first: tuple[int, ...]
+    whole: tuple[int, ...]
+    copied: bool
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(sum(c) for c in self.chunks)
+
+    @property
+    def box(self) -> tuple[slice, ...]:
+        """The elements made of whole input chunks (copied where :attr:`copied`)."""
+        out = []
+        for cs, f, n in zip(self.chunks, self.first, self.whole):
+            start = sum(cs[:f])
+            out.append(slice(start, start + sum(cs[f : f + n])))
+        return tuple(out)
+
+    def copied_chunks(self) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """``(input chunk index, output chunk index)`` of every chunk copied as bytes."""
+        if not self.copied:
+            return
+        for index in itertools.product(*(range(n) for n in self.whole)):
+            yield index, tuple(i + f for i, f in zip(index, self.first))
+
+    @property
+    def ncopied(self) -> int:
+        return math.prod(self.whole) if self.copied else 0
+
+    @property
+    def ncomputed(self) -> int:
+        return math.prod(len(c) for c in self.chunks) - self.ncopied
+
+    def computed(self) -> list[tuple[slice, ...]]:
+        """The elements computed, as a few boxes on chunk bounds that do not overlap."""
+        if not self.copied:
+            return [tuple(slice(0, n) for n in self.shape)]
+        return outside(self.shape, self.box)
+
+
+def layout(
+    shape: Sequence[int],
+    chunks: Sequence[int | Sequence[int]],
+    pads: Sequence[tuple[int, int]],
+    copied: bool,
+) -> Layout | None:
+    """The rectilinear grid of an input of ``shape``, stored in ``chunks`` (one size per
+    axis, a regular grid, or the sizes along each axis), padded by ``pads`` per axis; None
+    where an axis of the output is empty (zarr has no rectilinear grid for it)."""
+    out_chunks, first, whole = [], [], []
+    for n, c, (before, after) in zip(shape, chunks, pads):
+        sizes = _sizes(n, c)
+        size = (c if isinstance(c, int) else max(sizes, default=0)) or max(before, after, 1)
+        ahead = pieces(before, size, outer_first=True)
+        axis = ahead + sizes + pieces(after, size, outer_first=False)
+        if not axis:
+            return None
+        out_chunks.append(axis)
+        first.append(len(ahead))
+        # a regular grid's last chunk is stored at full size: whole only where it is full
+        whole.append(len(sizes) - (1 if isinstance(c, int) and n % c else 0))
+    return Layout(tuple(out_chunks), tuple(first), tuple(whole), copied)
+
+
+def _sizes(n: int, chunk: int | Sequence[int]) -> tuple[int, ...]:
+    if not isinstance(chunk, int):
+        return tuple(int(c) for c in chunk if c)
+    whole, rest = divmod(n, chunk)
+    return (chunk,) * whole + ((rest,) if rest else ())
+
+
+def outside(shape: Sequence[int], box: Sequence[slice]) -> list[tuple[slice, ...]]:
+    """The elements of ``shape`` outside ``box``, as at most ``2 * ndim`` boxes that do not
+    overlap: along axis ``k``, those before and after the box there, inside it along the
+    axes before ``k`` and anywhere along those after."""
+    found = []
+    for k, (n, b) in enumerate(zip(shape, box)):
+        inside = tuple(box[:k])
+        rest = tuple(slice(0, m) for m in shape[k + 1 :])
+        for part in (slice(0, b.start), slice(b.stop, n)):
+            if part.stop > part.start and all(s.stop > s.start for s in inside):
+                found.append((*inside, part, *rest))
+    return found

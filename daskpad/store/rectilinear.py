@@ -1,0 +1,257 @@
+"""Writing a padded dataset on zarr's rectilinear chunk grid: the input's whole chunks
+copied as stored bytes, only the pads (and the input's partial last chunks) computed.
+
+Each padded array's grid is :func:`daskpad.store.grids.layout`'s: along every axis the pad
+before, the input's chunks, the pad after, so that each whole input chunk is an output
+chunk under a shifted index. Where the input is a zarr v3 array (unsharded, its dtype
+kept) those chunks are copied as objects (:mod:`daskpad.store.copying`), while the pads are
+computed; arrays that are not padded are copied whole, their grid unchanged. Every other
+chunk (pads, partial chunks, arrays of a netCDF or zarr v2 input, arrays whose dtype the
+padding changed) is computed from the padded dask array, one task per chunk, each chunk
+written whole, once.
+
+The metadata is xarray's (what the regular path writes: attributes, dimension names,
+fill values), then each dask-backed array's grid is made rectilinear and, where its chunks
+are copied, its codecs, fill value and chunk keys are the input's, so that the copied
+bytes read as they did. zarr reads rectilinear grids only with its flag
+``array.rectilinear_chunks`` on (zarr-python 3.2 or newer): daskpad turns it on while it
+writes, and readers need it too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from daskpad._compat.libraries import (
+    chunk_key_encoder,
+    get_document,
+    put_documents,
+    rectilinear_grid,
+    rectilinear_grids,
+    rectilinear_support,
+)
+from daskpad.core.regrid import regrid
+from daskpad.store.copying import Copier, copying_in_background
+from daskpad.store.grids import Layout, layout
+from daskpad.store.tiles import consolidate
+
+
+class RectilinearUnsupported(ValueError):
+    """zarr-python here cannot write rectilinear chunk grids."""
+
+
+def check_support() -> None:
+    """Refuse, in one line, where zarr-python cannot write rectilinear grids."""
+    why = rectilinear_support()
+    if why is not None:
+        raise RectilinearUnsupported(f"rectilinear chunk grids: {why}")
+
+
+@dataclass
+class Plan:
+    """What writing a dataset on rectilinear grids does, per array: its layout (None for
+    an array copied whole or written by xarray with the metadata), and the objects copied
+    as bytes (``(source key, target key)``) with their total size."""
+
+    layouts: dict[Hashable, Layout | None] = field(default_factory=dict)
+    whole: list[Hashable] = field(default_factory=list)  # copied whole, grid unchanged
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    nbytes: int = 0
+    sources: dict[Hashable, dict[str, Any]] = field(default_factory=dict)  # copied: SRC doc
+
+    def copied_chunks(self, name: Hashable) -> int:
+        each = self.layouts.get(name)
+        return each.ncopied if each is not None else 0
+
+    def computed_chunks(self, name: Hashable) -> int:
+        each = self.layouts.get(name)
+        return each.ncomputed if each is not None else 0
+
+
+def _key(name: Hashable, rest: str) -> str:
+    return f"{name}/{rest}" if str(name) else rest
+
+
+def source_document(src: Any, name: Hashable) -> dict[str, Any] | None:
+    """The zarr v3 array document of ``name`` in the store ``src``, or None."""
+    if src is None:
+        return None
+    raw = get_document(src, _key(name, "zarr.json"))
+    if raw is None:
+        return None
+    doc = json.loads(raw)
+    return doc if doc.get("node_type") == "array" else None
+
+
+def copies_bytes(doc: dict[str, Any] | None, var: Any, shape: tuple[int, ...]) -> bool:
+    """Whether ``var``'s whole input chunks can be copied from the array ``doc`` describes:
+    a zarr v3 array of ``shape`` on a regular grid, unsharded, of ``var``'s dtype."""
+    if doc is None or doc.get("zarr_format") != 3 or tuple(doc.get("shape", ())) != shape:
+        return False
+    if doc.get("chunk_grid", {}).get("name") != "regular":
+        return False
+    if any(c.get("name") == "sharding_indexed" for c in doc.get("codecs", [])):
+        return False
+    try:
+        return bool(np.dtype(doc["data_type"]) == var.dtype)
+    except (TypeError, KeyError):
+        return False
+
+
+def plan(
+    padded: Any,
+    inputs: Any,
+    pads: Mapping[Hashable, tuple[int, int]],
+    src: Any,
+    copier: Copier | None,
+) -> Plan:
+    """The rectilinear write of ``padded`` (the padded dataset as stored), padded from
+    ``inputs`` (the input dataset as stored, its dask chunks those it was read in) by
+    ``pads`` per dimension; ``src`` is the input's zarr store (None for netCDF)."""
+    out = Plan()
+    for name, var in padded.variables.items():
+        if var.chunks is None or var.ndim == 0:
+            continue  # written by xarray with the metadata
+        before = inputs.variables[name]
+        widths = [pads.get(d, (0, 0)) for d in var.dims]
+        doc = source_document(src, name)
+        copied = copier is not None and copies_bytes(doc, var, tuple(before.shape))
+        if copied and not any(w != (0, 0) for w in widths):
+            out.whole.append(name)
+            out.layouts[name] = None
+            out.sources[name] = doc  # type: ignore[assignment]
+            continue
+        if copied:
+            stored = doc["chunk_grid"]["configuration"]["chunk_shape"]  # type: ignore[index]
+            sizes: list[Any] = [int(c) for c in stored]
+        else:
+            sizes = [tuple(int(c) for c in cs) for cs in before.chunks]
+        out.layouts[name] = layout(before.shape, sizes, widths, copied)
+        if copied and out.layouts[name] is not None:
+            out.sources[name] = doc  # type: ignore[assignment]
+    if copier is not None:
+        _pairs(out, copier)
+    return out
+
+
+def _pairs(out: Plan, copier: Copier) -> None:
+    """The objects ``out`` copies: those the input has (a chunk it never wrote stays
+    unwritten), with their sizes."""
+    for name, doc in out.sources.items():
+        present = copier.sizes(_key(name, ""))
+        each = out.layouts[name]
+        encode = chunk_key_encoder(doc)
+        if each is None:
+            found = [(k, k) for k in present if not k.endswith("zarr.json")]
+        else:
+            found = []
+            for a, b in each.copied_chunks():
+                key = _key(name, encode(a))
+                if key in present:
+                    found.append((key, _key(name, encode(b))))
+        out.pairs += found
+        out.nbytes += sum(present[a] or 0 for a, _ in found)
+
+
+def write_metadata(ds: Any, store: Any, the_plan: Plan, **kwargs: Any) -> None:
+    """xarray writes the metadata of ``ds`` (and its in-memory variables) into ``store``;
+    then each planned array's grid is made rectilinear, and an array whose chunks are
+    copied takes the input's codecs, fill value and chunk keys (an array copied whole,
+    the input's grid too)."""
+    import dask.array as da
+
+    stand_in = ds.copy(deep=False)
+    for name, var in stand_in.variables.items():
+        if name in the_plan.layouts:
+            regular = tuple(max(max(c, default=1), 1) for c in var.chunks)
+            var.data = da.empty(var.shape, chunks=regular, dtype=var.dtype)
+    stand_in.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
+    documents = []
+    for name, each in the_plan.layouts.items():
+        key = _key(name, "zarr.json")
+        doc = json.loads(get_document(store, key) or b"{}")
+        source = the_plan.sources.get(name)
+        if source is not None:
+            for k in ("codecs", "fill_value", "chunk_key_encoding", "data_type"):
+                doc[k] = source[k]
+        doc["chunk_grid"] = (
+            source["chunk_grid"] if each is None and source else rectilinear_grid(each.chunks)  # type: ignore[union-attr]
+        )
+        documents.append((key, json.dumps(doc, indent=2).encode()))
+    put_documents(store, documents)
+
+
+def chunk_writes(data: Any, target: Any, each: Layout) -> list[Any]:
+    """Dask arrays whose computation writes the chunks of ``target`` that ``each``
+    computes, from ``data`` (the padded array), one task per chunk, each chunk whole."""
+    y = regrid(data, each.chunks)
+    writes = []
+    for region in each.computed():
+        part = y[region]
+        offset = tuple(s.start for s in region)
+        writes.append(
+            part.map_blocks(
+                _write_chunk,
+                target=target,
+                offset=offset,
+                dtype=bool,
+                chunks=tuple((1,) * len(c) for c in part.chunks),
+                meta=np.empty((0,) * part.ndim, bool),
+            )
+        )
+    return writes
+
+
+def _write_chunk(
+    block: Any, target: Any, offset: tuple[int, ...], block_info: Any = None
+) -> np.ndarray:
+    where = block_info[0]["array-location"]
+    region = tuple(slice(o + a, o + b) for o, (a, b) in zip(offset, where))
+    target[region] = np.asarray(block)
+    return np.ones((1,) * block.ndim, bool)
+
+
+def write(
+    ds: Any,
+    store: Any,
+    the_plan: Plan,
+    copier: Copier | None,
+    compute: Callable[[list[Any]], None],
+    progress: Callable[[int], None] | None = None,
+    **kwargs: Any,
+) -> None:
+    """Write ``ds`` into the new zarr ``store`` as ``the_plan`` says: metadata, copied
+    objects (on threads, while ``compute`` computes the chunk writes), metadata
+    consolidated at the end. ``progress(n)`` is called as each ``n`` objects are copied;
+    ``kwargs`` go to xarray's ``to_zarr`` for the metadata."""
+    import zarr
+
+    check_support()
+    with rectilinear_grids():
+        ds = ds.copy(deep=False)
+        for var in ds.variables.values():
+            if var.chunks is not None and var.ndim == 0:
+                var.load()  # a scalar: written with the metadata
+        write_metadata(ds, store, the_plan, zarr_format=3, **kwargs)
+        root: Any = zarr.open_group(store, mode="r+")
+        writes = []
+        for name, each in the_plan.layouts.items():
+            if each is not None and all(each.shape):
+                target = root[str(name)] if str(name) else zarr.open_array(store, mode="r+")
+                writes += chunk_writes(ds.variables[name].data, target, each)
+        if copier is None or not the_plan.pairs:
+            compute(writes)
+        else:
+            with copying_in_background(copier, the_plan.pairs, progress or _nothing) as finish:
+                compute(writes)
+                finish()
+        consolidate(store, 3)
+
+
+def _nothing(n: int) -> None:
+    pass

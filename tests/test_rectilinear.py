@@ -1,0 +1,240 @@
+"""``daskpad pad --chunk-grid rectilinear``: DST on zarr's rectilinear chunk grid, SRC's
+whole chunks copied as stored bytes and only the pads computed.
+
+What xarray opens from DST must equal what it opens from the regular grid's DST, for every
+mode, per-dimension modes, packed variables and times, from zarr v3, zarr v2 and netCDF;
+each copied chunk object is byte-identical to its input chunk (or both absent); the grid
+along each axis is the pad before (in pieces no wider than the input's chunk), the input's
+chunks, the pad after; the input's chunks are read only where the pads read them, each
+once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from markers import WRITES
+
+from daskpad.store.grids import layout, outside, pieces
+
+xr = pytest.importorskip("xarray")
+zarr = pytest.importorskip("zarr")
+
+from daskpad._compat.libraries import rectilinear_support  # noqa: E402
+from daskpad.cli import main  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("rectilinear")
+
+NEEDS = pytest.mark.skipif(
+    rectilinear_support() is not None, reason="rectilinear grids need zarr-python >= 3.2"
+)
+
+
+# --------------------------------------------------------------------------------------
+# The grid (plain Python)
+# --------------------------------------------------------------------------------------
+def test_pieces_put_the_short_piece_outermost():
+    assert pieces(256, 1024, outer_first=True) == (256,)
+    assert pieces(2500, 1024, outer_first=True) == (452, 1024, 1024)
+    assert pieces(2500, 1024, outer_first=False) == (1024, 1024, 452)
+    assert pieces(0, 7, outer_first=True) == ()
+
+
+def test_a_layout_keeps_the_input_chunks_between_the_pads():
+    # 721 in chunks of 360 (a partial last chunk of 1), 1440 in chunks of 360
+    each = layout((721, 1440), (360, 360), ((2, 2), (400, 3)), copied=True)
+    assert each is not None
+    assert each.chunks == ((2, 360, 360, 1, 2), (40, 360, 360, 360, 360, 360, 3))
+    assert each.first == (1, 2)
+    assert each.whole == (2, 4)  # the partial chunk of 1 is computed, not copied
+    assert each.box == (slice(2, 722), slice(400, 1840))
+    assert each.ncopied == 8
+    assert each.ncomputed == 5 * 7 - 8
+    assert next(iter(each.copied_chunks())) == ((0, 0), (1, 2))
+
+
+def test_an_empty_output_axis_has_no_rectilinear_grid():
+    assert layout((0, 4), (3, 2), ((0, 0), (1, 1)), copied=True) is None
+    each = layout((0, 4), (3, 2), ((2, 1), (0, 0)), copied=True)
+    assert each is not None and each.chunks == ((2, 1), (2, 2)) and each.ncopied == 0
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 12), st.integers(1, 5), st.integers(0, 9), st.integers(0, 9)),
+        min_size=1,
+        max_size=3,
+    ),
+    st.booleans(),
+)
+def test_computed_boxes_and_the_copied_box_tile_the_array(axes, copied):
+    shape = [n for n, *_ in axes]
+    each = layout(shape, [c for _, c, _, _ in axes], [(b, a) for *_, b, a in axes], copied)
+    if each is None:
+        assert any(n + b + a == 0 for n, _, b, a in axes)
+        return
+    count = np.zeros(each.shape, int)
+    boxes = each.computed() + ([each.box] if copied else [])
+    bounds = [set(np.cumsum((0, *c)).tolist()) for c in each.chunks]
+    for box in boxes:
+        count[box] += 1
+        for s, b in zip(box, bounds):
+            assert s.start in b and s.stop in b  # on chunk bounds
+    assert (count == 1).all()
+    for sizes, (n, c, before, after) in zip(each.chunks, axes):
+        # no chunk wider than the input's stored chunk, and no more chunks than needed
+        assert max(sizes) <= c
+        assert len(sizes) == -(-before // c) + -(-n // c) + -(-after // c)
+
+
+def test_outside_of_an_empty_box_is_everything():
+    assert outside((3, 4), (slice(1, 1), slice(0, 4))) == [
+        (slice(0, 1), slice(0, 4)),
+        (slice(1, 3), slice(0, 4)),
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------------------
+from test_cli_values import CASES, decoded_input  # noqa: E402
+
+CHUNKS = {"time": 2, "lat": 4, "lon": 3}  # lat 6 and lon 8: partial last chunks
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> dict[str, Path]:
+    where = tmp_path_factory.mktemp("rect-src")
+    ds = decoded_input().chunk(CHUNKS)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (zarr's note on consolidated v3; xarray's on packing)
+        for fmt in (2, 3):
+            path = where / f"src_v{fmt}.zarr"
+            ds.to_zarr(path, zarr_format=fmt, consolidated=True)
+            out[f"zarr{fmt}"] = path
+        # a chunk never written (read as the array's fill value)
+        (out["zarr3"] / "f32m" / "c" / "0" / "0" / "0").unlink()
+        nc = where / "src.nc"
+        ds.load().to_netcdf(nc, engine="h5netcdf")
+        out["netcdf"] = nc
+    return out
+
+
+RUNS = [(case, "zarr3") for case in CASES] + [
+    ("copies", "zarr2"),
+    ("mixed", "zarr2"),
+    ("copies", "netcdf"),
+    ("mean", "netcdf"),
+]
+
+
+@pytest.fixture(scope="module")
+def runs(sources, tmp_path_factory):
+    """Each run on both grids: ``{(case, kind): (regular DST, rectilinear DST)}``."""
+    if rectilinear_support() is not None:
+        pytest.skip("rectilinear grids need zarr-python >= 3.2")
+    where = tmp_path_factory.mktemp("rect-out")
+    out = {}
+    for case, kind in RUNS:
+        args = ["pad", str(sources[kind]), "", *CASES[case]]
+        regular, rect = where / f"{case}-{kind}.zarr", where / f"{case}-{kind}-rect.zarr"
+        assert main([*args[:2], str(regular), *args[3:]]) == 0
+        assert main([*args[:2], str(rect), *args[3:], "--chunk-grid", "rectilinear"]) == 0
+        out[case, kind] = regular, rect
+    return out
+
+
+def opened(path: Path) -> xr.Dataset:
+    with zarr.config.set({"array.rectilinear_chunks": True}):
+        return xr.open_zarr(path).load()
+
+
+@NEEDS
+@WRITES
+@pytest.mark.parametrize(("case", "kind"), RUNS)
+def test_dst_opens_as_the_regular_grid_does(case, kind, runs):
+    regular, rect = runs[case, kind]
+    xr.testing.assert_identical(opened(rect), opened(regular))
+
+
+def _doc(path: Path) -> dict:
+    return json.loads((path / "zarr.json").read_text())
+
+
+@NEEDS
+@WRITES
+@pytest.mark.parametrize("case", list(CASES))
+def test_whole_input_chunks_are_copied_byte_for_byte(case, runs, sources):
+    _, rect = runs[case, "zarr3"]
+    src = sources["zarr3"]
+    widths = _widths(CASES[case])
+    copied = 0
+    for name in ("tp", "f32m", "u8", "s8", "fboth", "elev"):
+        doc = _doc(rect / name)
+        if doc["data_type"] != _doc(src / name)["data_type"]:
+            continue  # a new dtype (NaN padded into integers): every chunk computed
+        if doc["chunk_grid"]["name"] != "rectilinear":
+            assert doc["chunk_grid"] == _doc(src / name)["chunk_grid"]  # not padded
+            continue
+        dims = doc["dimension_names"]
+        sizes = _expanded(doc["chunk_grid"]["configuration"]["chunk_shapes"])
+        stored = _doc(src / name)["chunk_grid"]["configuration"]["chunk_shape"]
+        shape = _doc(src / name)["shape"]
+        first = []
+        for d, got, c, n in zip(dims, sizes, stored, shape):
+            before, after = widths.get(d, (0, 0))
+            expected = pieces(before, c, True) + _input(n, c) + pieces(after, c, False)
+            assert tuple(got) == expected, (name, d)
+            first.append(len(pieces(before, c, True)))
+        for index in np.ndindex(*(n // c for n, c in zip(shape, stored))):
+            a = src / name / "c" / Path(*map(str, index))
+            b = rect / name / "c" / Path(*(str(i + f) for i, f in zip(index, first)))
+            assert a.exists() == b.exists(), (name, index)
+            if a.exists():
+                assert a.read_bytes() == b.read_bytes(), (name, index)
+                copied += 1
+    assert copied
+
+
+def _widths(args: list[str]) -> dict[str, tuple[int, int]]:
+    out = {}
+    for flag, value in itertools.pairwise(args):
+        if flag == "--width":
+            dim, _, w = value.partition("=")
+            b, _, a = w.partition(":")
+            out[dim] = (int(b), int(a or b))
+    return out
+
+
+def _input(n: int, c: int) -> tuple[int, ...]:
+    return (c,) * (n // c) + ((n % c,) if n % c else ())
+
+
+def _expanded(shapes: list) -> list[list[int]]:
+    """Rectilinear chunk shapes with zarr's run-length pairs ``[size, count]`` spelled out."""
+    out = []
+    for axis in shapes:
+        if isinstance(axis, int):
+            out.append([axis])
+            continue
+        sizes: list[int] = []
+        for item in axis:
+            sizes += [item[0]] * item[1] if isinstance(item, list) else [item]
+        out.append(sizes)
+    return out
+
+
+@NEEDS
+@WRITES
+def test_a_chunk_never_written_stays_unwritten(runs, sources):
+    _, rect = runs["copies", "zarr3"]  # time=2 lat=3 lon=9: first chunks (1, 1, 3)
+    assert not (rect / "f32m" / "c" / "1" / "1" / "3").exists()
+    assert (rect / "f32m" / "c" / "1" / "1" / "4").exists()
