@@ -238,3 +238,123 @@ def test_a_chunk_never_written_stays_unwritten(runs, sources):
     _, rect = runs["copies", "zarr3"]  # time=2 lat=3 lon=9: first chunks (1, 1, 3)
     assert not (rect / "f32m" / "c" / "1" / "1" / "3").exists()
     assert (rect / "f32m" / "c" / "1" / "1" / "4").exists()
+
+
+# --------------------------------------------------------------------------------------
+# What is read, and what is refused
+# --------------------------------------------------------------------------------------
+NY, NX, CY, CX = 40, 50, 8, 10  # 5 x 5 chunks
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("rect-plain") / "plain.zarr"
+    values = np.random.default_rng(1).normal(size=(NY, NX)).astype("float32")
+    ds = xr.Dataset(
+        {"t": (("lat", "lon"), values)},
+        coords={"lat": np.arange(NY) * 1.0, "lon": np.arange(NX) * 2.0},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (zarr's note on consolidated metadata in v3)
+        ds.to_zarr(path, zarr_format=3, encoding={"t": {"chunks": (CY, CX)}})
+    return path
+
+
+def _reads(monkeypatch, src: Path) -> tuple[list[str], list[int]]:
+    """The chunk keys of ``src``'s variable t read through zarr, and a count of the
+    chunks zarr's zstd codec decodes."""
+    from zarr.codecs import ZstdCodec
+    from zarr.storage import LocalStore
+
+    keys: list[str] = []
+    decoded = [0]
+    get, decode = LocalStore.get, ZstdCodec._decode_single
+
+    async def counted_get(self, key, *args, **kwargs):
+        if Path(self.root) == src and key.startswith("t/c/"):
+            keys.append(key)
+        return await get(self, key, *args, **kwargs)
+
+    async def counted_decode(self, *args, **kwargs):
+        decoded[0] += 1
+        return await decode(self, *args, **kwargs)
+
+    monkeypatch.setattr(LocalStore, "get", counted_get)
+    monkeypatch.setattr(ZstdCodec, "_decode_single", counted_decode)
+    return keys, decoded
+
+
+@NEEDS
+@WRITES
+@pytest.mark.parametrize(
+    ("options", "rows", "cols"),
+    [
+        # reflect 3 reads chunk 0 and the last along lat; 12 > CX reads two along lon
+        (["--width", "lat=3", "--width", "lon=12", "--mode", "reflect"], {0, 4}, {0, 1, 3, 4}),
+        (["--width", "lat=2", "--mode", "mean", "--stat-length", "2"], {0, 4}, set()),
+        (["--width", "lat=2", "--width", "lon=3", "--mode", "constant"], set(), set()),
+    ],
+    ids=["reflect", "mean", "constant"],
+)
+def test_only_the_chunks_the_pads_read_are_decoded_each_once(
+    options, rows, cols, plain, tmp_path, monkeypatch
+):
+    keys, decoded = _reads(monkeypatch, plain)
+    assert main(["pad", str(plain), str(tmp_path / "out.zarr"), *options, "--chunk-grid",
+                 "rectilinear"]) == 0  # fmt: skip
+    wanted = {f"t/c/{i}/{j}" for i in range(5) for j in range(5) if i in rows or j in cols}
+    assert sorted(keys) == sorted(wanted)  # each once, and no other
+    assert decoded[0] == len(keys) + 2  # (and the coordinates lat and lon, read at opening)
+
+
+@NEEDS
+def test_dry_run_says_which_chunks_are_copied(plain, tmp_path, capsys):
+    dst = tmp_path / "out.zarr"
+    args = ["pad", str(plain), str(dst), "--width", "lat=3", "--width", "lon=12"]
+    assert main([*args, "--chunk-grid", "rectilinear", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    # lon 50 in chunks of 10 padded by 12: (2, 10) + 5 x 10 + (10, 2), 9 chunks
+    assert "t  25 copied, 38 computed; chunks (3, 8, 8, 8, 8, 8, 3) x (9 chunks)" in out
+    assert "copied as stored bytes in all: 25 objects" in out
+    assert not dst.exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--zarr-format", "2"], "--chunk-grid rectilinear writes zarr v3; --zarr-format 2"),
+    ],
+)
+def test_refusals(extra, message, plain, tmp_path, capsys):
+    dst = tmp_path / "out.zarr"
+    args = ["pad", str(plain), str(dst), "--width", "lat=1", "--chunk-grid", "rectilinear"]
+    assert main([*args, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not dst.exists()
+
+
+def test_old_zarr_is_refused_naming_the_version(plain, tmp_path, capsys, monkeypatch):
+    import daskpad._compat.libraries as libraries
+
+    if rectilinear_support() is None:  # (zarr >= 3.2 here: as zarr 3.1 would answer)
+        monkeypatch.setattr(zarr, "__version__", "3.1.6")
+    dst = tmp_path / "out.zarr"
+    args = ["pad", str(plain), str(dst), "--width", "lat=1", "--chunk-grid", "rectilinear"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"zarr-python {zarr.__version__} has none: they need zarr-python 3.2 or newer" in err
+    assert libraries.rectilinear_support() is not None
+    assert not dst.exists()
+
+
+@NEEDS
+def test_a_bare_array_is_refused(tmp_path, capsys):
+    src = tmp_path / "bare.zarr"
+    zarr.create_array(src, shape=(4, 4), chunks=(2, 2), dtype="f4")[...] = 1.0
+    dst = tmp_path / "out.zarr"
+    assert (
+        main(["pad", str(src), str(dst), "--width", "dim_0=1", "--chunk-grid", "rectilinear"]) == 2
+    )
+    assert "SRC is a bare zarr array" in capsys.readouterr().err
+    assert not dst.exists()
