@@ -60,6 +60,15 @@ def test_a_layout_keeps_the_input_chunks_between_the_pads():
     assert next(iter(each.copied_chunks())) == ((0, 0), (1, 2))
 
 
+def test_a_partial_last_chunk_no_pad_follows_is_declared_whole_and_copied():
+    each = layout((721, 1440), (360, 360), ((0, 0), (3, 3)), copied=True)
+    assert each is not None
+    assert each.chunks == ((360, 360, 1), (3, 360, 360, 360, 360, 3))
+    assert each.declared == ((360, 360, 360), (3, 360, 360, 360, 360, 3))
+    assert each.whole == (3, 4) and each.ncopied == 12
+    assert each.box == (slice(0, 721), slice(3, 1443))
+
+
 def test_an_empty_output_axis_has_no_rectilinear_grid():
     assert layout((0, 4), (3, 2), ((0, 0), (1, 1)), copied=True) is None
     each = layout((0, 4), (3, 2), ((2, 1), (0, 0)), copied=True)
@@ -188,13 +197,17 @@ def test_whole_input_chunks_are_copied_byte_for_byte(case, runs, sources):
         sizes = _expanded(doc["chunk_grid"]["configuration"]["chunk_shapes"])
         stored = _doc(src / name)["chunk_grid"]["configuration"]["chunk_shape"]
         shape = _doc(src / name)["shape"]
-        first = []
+        first, copied_along = [], []
         for d, got, c, n in zip(dims, sizes, stored, shape):
             before, after = widths.get(d, (0, 0))
-            expected = pieces(before, c, True) + _input(n, c) + pieces(after, c, False)
+            inside = _input(n, c)
+            if n % c and not after:  # a partial last chunk that stays last: declared whole
+                inside = (*inside[:-1], c)
+            expected = pieces(before, c, True) + inside + pieces(after, c, False)
             assert tuple(got) == expected, (name, d)
             first.append(len(pieces(before, c, True)))
-        for index in np.ndindex(*(n // c for n, c in zip(shape, stored))):
+            copied_along.append(-(-n // c) if not after else n // c)
+        for index in np.ndindex(*copied_along):
             a = src / name / "c" / Path(*map(str, index))
             b = rect / name / "c" / Path(*(str(i + f) for i, f in zip(index, first)))
             assert a.exists() == b.exists(), (name, index)

@@ -4,8 +4,10 @@ A regular grid shifted by a pad cuts every input chunk in two. On zarr's rectili
 each axis has chunks of its own sizes: the pad before (in pieces no longer than the input's
 chunk, the shorter piece outermost), the input's chunks, the pad after. Each whole input
 chunk is then a chunk of the output under a shifted index, and its stored bytes can be
-copied as they are; only the pads and the input's partial last chunks (stored at full
-chunk size on a regular grid, at their own on a rectilinear one) are computed.
+copied as they are; only the pads are computed. An input's partial last chunk is stored at
+full chunk size on a regular grid: where no pad follows it, the output's last chunk along
+that axis is declared at that full size too, past the array's end (as zarr allows, and
+reads clipped), and its bytes are copied as well; where a pad follows, it is computed.
 
 Plain Python: :mod:`daskpad.store.rectilinear` writes what this plans.
 """
@@ -30,15 +32,27 @@ def pieces(width: int, chunk: int, outer_first: bool) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Layout:
-    """One array's rectilinear grid: ``chunks`` per axis; the input's chunk ``i`` along an
-    axis is the output's chunk ``first + i``; ``whole`` input chunks per axis are full
-    size. ``copied`` says whether the whole chunks are copied as stored bytes (else every
-    chunk is computed)."""
+    """One array's rectilinear grid: ``chunks`` per axis (as the array holds them); the
+    input's chunk ``i`` along an axis is the output's chunk ``first + i``; the first
+    ``whole`` input chunks per axis are stored as the input stores them. ``overhang`` per
+    axis: how far the last chunk is declared past the array's end (the rest of a partial
+    input chunk that no pad follows). ``copied`` says whether the whole chunks are copied
+    as stored bytes (else every chunk is computed)."""
 
     chunks: Chunks
     first: tuple[int, ...]
     whole: tuple[int, ...]
     copied: bool
+    overhang: tuple[int, ...] = ()
+
+    @property
+    def declared(self) -> Chunks:
+        """The chunk sizes the array's metadata declares (the last ones past its end by
+        :attr:`overhang`)."""
+        out = []
+        for cs, extra in itertools.zip_longest(self.chunks, self.overhang, fillvalue=0):
+            out.append((*cs[:-1], cs[-1] + extra) if extra else cs)
+        return tuple(out)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -84,7 +98,7 @@ def layout(
     """The rectilinear grid of an input of ``shape``, stored in ``chunks`` (one size per
     axis, a regular grid, or the sizes along each axis), padded by ``pads`` per axis; None
     where an axis of the output is empty (zarr has no rectilinear grid for it)."""
-    out_chunks, first, whole = [], [], []
+    out_chunks, first, whole, overhang = [], [], [], []
     for n, c, (before, after) in zip(shape, chunks, pads):
         sizes = _sizes(n, c)
         size = (c if isinstance(c, int) else max(sizes, default=0)) or max(before, after, 1)
@@ -94,9 +108,12 @@ def layout(
             return None
         out_chunks.append(axis)
         first.append(len(ahead))
-        # a regular grid's last chunk is stored at full size: whole only where it is full
-        whole.append(len(sizes) - (1 if isinstance(c, int) and n % c else 0))
-    return Layout(tuple(out_chunks), tuple(first), tuple(whole), copied)
+        # a regular grid's last chunk is stored at full size: whole where it is full, or
+        # where it stays last (declared at that size, past the end)
+        partial = isinstance(c, int) and n % c
+        whole.append(len(sizes) - (1 if partial and after else 0))
+        overhang.append(c - n % c if partial and not after else 0)
+    return Layout(tuple(out_chunks), tuple(first), tuple(whole), copied, tuple(overhang))
 
 
 def _sizes(n: int, chunk: int | Sequence[int]) -> tuple[int, ...]:

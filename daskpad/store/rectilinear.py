@@ -180,7 +180,7 @@ def write_metadata(ds: Any, store: Any, the_plan: Plan, **kwargs: Any) -> None:
             for k in ("codecs", "fill_value", "chunk_key_encoding", "data_type"):
                 doc[k] = source[k]
         doc["chunk_grid"] = (
-            source["chunk_grid"] if each is None and source else rectilinear_grid(each.chunks)  # type: ignore[union-attr]
+            source["chunk_grid"] if each is None and source else rectilinear_grid(each.declared)  # type: ignore[union-attr]
         )
         documents.append((key, json.dumps(doc, indent=2).encode()))
     put_documents(store, documents)
