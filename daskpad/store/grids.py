@@ -49,10 +49,10 @@ class Layout:
     def declared(self) -> Chunks:
         """The chunk sizes the array's metadata declares (the last ones past its end by
         :attr:`overhang`)."""
-        out = []
-        for cs, extra in itertools.zip_longest(self.chunks, self.overhang, fillvalue=0):
-            out.append((*cs[:-1], cs[-1] + extra) if extra else cs)
-        return tuple(out)
+        extras = self.overhang or (0,) * len(self.chunks)
+        return tuple(
+            (*cs[:-1], cs[-1] + extra) if extra else cs for cs, extra in zip(self.chunks, extras)
+        )
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -110,9 +110,10 @@ def layout(
         first.append(len(ahead))
         # a regular grid's last chunk is stored at full size: whole where it is full, or
         # where it stays last (declared at that size, past the end)
-        partial = isinstance(c, int) and n % c
-        whole.append(len(sizes) - (1 if partial and after else 0))
-        overhang.append(c - n % c if partial and not after else 0)
+        full = c if isinstance(c, int) else 0  # (a regular grid's chunk size)
+        rest = n % full if full else 0
+        whole.append(len(sizes) - (1 if rest and after else 0))
+        overhang.append(full - rest if rest and not after else 0)
     return Layout(tuple(out_chunks), tuple(first), tuple(whole), copied, tuple(overhang))
 
 
