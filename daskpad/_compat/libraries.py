@@ -103,7 +103,10 @@ def rectilinear_support() -> str | None:
     if version >= (3, 2):
         return None
     python = "" if sys.version_info >= (3, 12) else ", which needs Python 3.12 or newer"
-    return f"zarr-python {zarr.__version__} has none: they need zarr-python 3.2 or newer{python}"
+    return (
+        f"zarr-python {zarr.__version__} has no rectilinear chunk grids: they need "
+        f"zarr-python 3.2 or newer{python}"
+    )
 
 
 def rectilinear_grids() -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import sys
 import threading
 import time
@@ -49,7 +50,7 @@ def check_request(args: argparse.Namespace) -> None:
     try:
         check_support()
     except RectilinearUnsupported as e:
-        raise CliError(f"--chunk-grid {e}") from None
+        raise CliError(f"--chunk-grid rectilinear: {e}") from None
 
 
 def source_store(src: Location, kind: str) -> Any:
@@ -86,8 +87,7 @@ def described(the_plan: Plan) -> str:
             said = "copied whole (not padded; SRC's grid)"
         else:
             said = f"{each.ncopied} copied, {each.ncomputed} computed; chunks " + " x ".join(
-                f"({', '.join(map(str, c))})" if len(c) <= 8 else f"({len(c)} chunks)"
-                for c in each.chunks
+                f"({_runs(c)})" for c in each.chunks
             )
         lines.append(f"  {name!s:<{width}}  {said}")
     total = f"{len(the_plan.pairs)} objects, {fmt_bytes(the_plan.nbytes)}"
@@ -124,6 +124,15 @@ def write_into(
     write(ds, store, the_plan, copier, computing, bar.add if bar is not None else None)
     if bar is not None:
         bar.finish()
+
+
+def _runs(sizes: tuple[int, ...]) -> str:
+    """Chunk sizes with runs of one size shortened: ``256, 32x1024, 256``."""
+    parts = []
+    for size, run in itertools.groupby(sizes):
+        n = len(list(run))
+        parts.append(f"{n}x{size}" if n > 2 else ", ".join([str(size)] * n))
+    return ", ".join(parts)
 
 
 class _Bytes:

@@ -49,7 +49,7 @@ def check_support() -> None:
     """Refuse, in one line, where zarr-python cannot write rectilinear grids."""
     why = rectilinear_support()
     if why is not None:
-        raise RectilinearUnsupported(f"rectilinear chunk grids: {why}")
+        raise RectilinearUnsupported(why)
 
 
 @dataclass
