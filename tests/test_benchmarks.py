@@ -327,3 +327,20 @@ def test_writable_pads_runs_as_a_script():
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "| wrap |" in proc.stdout
+
+
+@pytest.mark.e2e
+def test_rectilinear_benchmark_runs(tmp_path):
+    from daskpad._compat.libraries import rectilinear_support
+
+    if rectilinear_support() is not None:
+        pytest.skip(rectilinear_support())
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.rectilinear", "--store", str(tmp_path / "s.zarr"),
+         "--n", "256", "--chunk", "64", "--width", "8", "--repeat", "1", "--modes",
+         "reflect", "--out", str(tmp_path / "out.md")],
+        capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    row = next(r for r in (tmp_path / "out.md").read_text().splitlines() if "| reflect |" in r)
+    assert row.count("|") == 9 and "x |" in row

@@ -1,7 +1,7 @@
-"""rectilinear: ``daskpad pad --chunk-grid rectilinear`` beside the regular grid and ``cp -r``.
+"""``daskpad pad --chunk-grid rectilinear`` beside the regular grid and ``cp -r``.
 
 A zarr v3 store of one float32 variable, ``n x n`` (default 32768: 4.3 GB decoded) in
-chunks of 1024 x 1024, zstd level 3, padded 256 along both dimensions with ``reflect``,
+chunks of ``--chunk`` (1024) on each side, zstd level 3, padded 256 along both dimensions with ``reflect``,
 ``constant`` and ``lat=symmetric,lon=wrap``. Each round runs, in turn, ``cp -r`` of the
 input, the command with the regular grid and with the rectilinear grid, each in a fresh
 process (seconds of the whole process: the command's start included), DST removed and the
@@ -10,7 +10,7 @@ file) before every run; without it, each run starts with the input read into the
 cache and the command's modules read once (a warm start). Reported: medians over
 ``--repeat`` rounds, their ratios, and the peak resident memory of each command.
 
-    python -m benchmarks.bench_rectilinear --store /tmp/big.zarr [--n 32768] [--repeat 3]
+    python -m benchmarks.rectilinear --store /tmp/big.zarr [--n 32768] [--repeat 3]
         [--cold] [--out FILE.md]
 """
 
@@ -44,8 +44,8 @@ sys.exit(rc)
 """
 
 
-def build(store: Path, n: int) -> None:
-    """The input: a smooth field with noise, float32, chunks of 1024, zstd level 3."""
+def build(store: Path, n: int, chunk: int = 1024) -> None:
+    """The input: a smooth field with noise, float32, chunks of ``chunk``, zstd level 3."""
     import dask.array as da
     import numpy as np
     import xarray as xr
@@ -59,7 +59,7 @@ def build(store: Path, n: int) -> None:
         noise = rng.standard_normal((r1 - r0, c1 - c0), dtype=np.float32)
         return (np.sin(i / 500) * np.cos(j / 700) * 20 + 280 + noise).astype(np.float32)
 
-    x = da.zeros((n, n), chunks=1024, dtype=np.float32).map_blocks(field, dtype=np.float32)
+    x = da.zeros((n, n), chunks=chunk, dtype=np.float32).map_blocks(field, dtype=np.float32)
     ds = xr.Dataset(
         {"t": (("lat", "lon"), x)},
         coords={"lat": np.linspace(-90, 90, n), "lon": np.arange(n) * (360 / n)},
@@ -116,6 +116,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--store", type=Path, required=True)
     p.add_argument("--n", type=int, default=32768)
+    p.add_argument("--chunk", type=int, default=1024)
     p.add_argument("--width", type=int, default=256)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--cold", action="store_true")
@@ -123,12 +124,13 @@ def main() -> None:
     p.add_argument("--out", type=Path)
     args = p.parse_args()
     if not (args.store / "zarr.json").exists():
-        build(args.store, args.n)
+        build(args.store, args.n, args.chunk)
     dst = args.store.with_name(args.store.name + ".out")
     widths = ["--width", f"lat={args.width}", "--width", f"lon={args.width}"]
     command = [sys.executable, "-c", _TIMED, "pad", str(args.store), str(dst), *widths]
     lines = [
-        f"`python -m benchmarks.bench_rectilinear --n {args.n} --width {args.width} "
+        f"`python -m benchmarks.rectilinear --n {args.n} --chunk {args.chunk} "
+        f"--width {args.width} "
         f"--repeat {args.repeat}{' --cold' if args.cold else ''}`, "
         f"{time.strftime('%Y-%m-%d')}, {machine()}",
         "",
