@@ -2,13 +2,14 @@
 
 A zarr v3 store of one float32 variable, ``n x n`` (default 32768: 4.3 GB decoded) in
 chunks of ``--chunk`` (1024) on each side, zstd level 3, padded 256 along both dimensions
-with ``reflect``, ``constant`` and ``lat=symmetric,lon=wrap``. Each round runs, in turn, ``cp -r`` of the
-input, the command with the regular grid and with the rectilinear grid, each in a fresh
-process (seconds of the whole process: the command's start included), DST removed and the
-disk synced between runs. ``--cold`` evicts the input's pages (``POSIX_FADV_DONTNEED`` per
-file) before every run; without it, each run starts with the input read into the page
-cache and the command's modules read once (a warm start). Reported: medians over
-``--repeat`` rounds, their ratios, and the peak resident memory of each command.
+with ``reflect``, ``constant`` and ``lat=symmetric,lon=wrap``. Each round runs, in turn,
+``cp -r`` of the input, the command with the regular grid and with the rectilinear grid,
+each in a fresh process (seconds of the whole process: the command's start included), DST
+removed and the disk synced between runs. ``--cold`` evicts the input's pages
+(``POSIX_FADV_DONTNEED`` per file) before every run; without it, each run starts with the
+input read into the page cache and the command's modules read once (a warm start).
+Reported: medians over ``--repeat`` rounds, their ratios, and the peak resident memory of
+each command.
 
     python -m benchmarks.rectilinear --store /tmp/big.zarr [--n 32768] [--repeat 3]
         [--cold] [--out FILE.md]
