@@ -21,13 +21,13 @@ and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask a
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from daskpad.core.regrid import own_grid, regrid
 from daskpad.store.commit import written_whole
+from daskpad.store.consolidation import consolidate
 from daskpad.store.settle import TileProgress, compute_apart, settle_statistics, step
 from daskpad.store.stream import streamed_writes
 from daskpad.store.tiling import (
@@ -185,26 +185,6 @@ def write_tiled(
         store_tiles(jobs(), the_plan.ntiles, progress)
     if consolidated or consolidated is None:
         consolidate(store, fmt)
-
-
-def consolidate(store: Any, zarr_format: int) -> None:
-    """Consolidate the store's metadata, so that xarray opens it with one read (and
-    without warning that it is not consolidated), zarr v3 included."""
-    import zarr
-
-    with v3_consolidation_quietly():
-        zarr.consolidate_metadata(store, zarr_format=zarr_format)  # type: ignore[arg-type]
-
-
-@contextlib.contextmanager
-def v3_consolidation_quietly() -> Iterator[None]:
-    """Without zarr's warning that consolidated metadata is not part of the v3
-    specification yet: not news to whoever asked for it."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Consolidated metadata is currently not")
-        yield
 
 
 def to_zarr(
