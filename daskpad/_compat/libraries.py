@@ -5,7 +5,7 @@ module alone. distributed and zarr are optional: each is imported when its funct
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, cast
 
 
@@ -145,3 +145,18 @@ def chunk_key_encoder(document: Mapping[str, Any]) -> Callable[[tuple[int, ...]]
         "Callable[[tuple[int, ...]], str]",
         ArrayV3Metadata.from_dict(dict(document)).encode_chunk_key,
     )
+
+
+def zarr_encoded(
+    block: Any, dims: Sequence[Hashable], encoding: Mapping[str, Any], name: Hashable
+) -> Any:
+    """The numbers xarray's zarr backend stores for ``block``, a piece of a variable of
+    ``dims`` with the CF ``encoding`` its store holds (units, calendar, dtype,
+    scale_factor, add_offset, _FillValue; ``xarray.backends.zarr.encode_zarr_variable``,
+    what xarray's region writes encode with)."""
+    import numpy as np
+    import xarray as xr
+    from xarray.backends.zarr import encode_zarr_variable
+
+    variable = xr.Variable(tuple(dims), block, encoding=dict(encoding))
+    return np.asarray(encode_zarr_variable(variable, name=name, zarr_format=3).values)

@@ -36,9 +36,9 @@ from daskpad._compat.libraries import (
     rectilinear_support,
 )
 from daskpad.core.regrid import regrid
+from daskpad.store.consolidation import consolidate
 from daskpad.store.copying import Copier, copying_in_background
 from daskpad.store.grids import Layout, layout
-from daskpad.store.tiles import consolidate
 
 
 class RectilinearUnsupported(ValueError):

@@ -21,13 +21,22 @@ and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask a
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from daskpad._compat.libraries import rectilinear_grids
 from daskpad.core.regrid import own_grid, regrid
 from daskpad.store.commit import written_whole
+from daskpad.store.consolidation import consolidate
+from daskpad.store.own_grids import (
+    asks_rectilinear,
+    block_writes,
+    encoded_block_writes,
+    grid_of,
+    stored_encodings,
+)
+from daskpad.store.own_grids import write_metadata as write_own_metadata
 from daskpad.store.settle import TileProgress, compute_apart, settle_statistics, step
 from daskpad.store.stream import streamed_writes
 from daskpad.store.tiling import (
@@ -187,28 +196,50 @@ def write_tiled(
         consolidate(store, fmt)
 
 
-def consolidate(store: Any, zarr_format: int) -> None:
-    """Consolidate the store's metadata, so that xarray opens it with one read (and
-    without warning that it is not consolidated), zarr v3 included."""
+def write_rectilinear(
+    ds: Any, store: Any, progress: bool, consolidated: bool | None, **kwargs: Any
+) -> None:
+    """Write ``ds`` to the new zarr v3 ``store`` with each dask-backed variable on the
+    rectilinear grid of the blocks it was made of (:mod:`daskpad.store.own_grids`): xarray
+    writes the metadata and the in-memory variables (``kwargs`` go to its ``to_zarr``),
+    then every block is computed once and written whole, by one task, in one computation
+    (a variable xarray encodes, encoded block by block as its store says); metadata is
+    consolidated at the end unless ``consolidated`` is False. A variable with an axis of
+    length 0 stays on the regular grid (it has no chunks to write)."""
     import zarr
 
-    with v3_consolidation_quietly():
-        zarr.consolidate_metadata(store, zarr_format=zarr_format)  # type: ignore[arg-type]
-
-
-@contextlib.contextmanager
-def v3_consolidation_quietly() -> Iterator[None]:
-    """Without zarr's warning that consolidated metadata is not part of the v3
-    specification yet: not news to whoever asked for it."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Consolidated metadata is currently not")
-        yield
+    ds = ds.copy(deep=False)
+    for var in ds.variables.values():
+        if var.chunks is not None and var.ndim == 0:
+            var.load()  # a scalar: written with the metadata
+    with rectilinear_grids():
+        grids = write_own_metadata(ds, store, **{**kwargs, "zarr_format": 3})
+        encoded = [n for n in grids if needs_encoding(ds.variables[n])]
+        encodings = stored_encodings(store, encoded)
+        root: Any = zarr.open_group(store, mode="r+")
+        writes = []
+        for name in grids:
+            var = ds.variables[name]
+            target = root[str(name)]
+            if name in encodings:
+                writes.append(
+                    encoded_block_writes(var.data, target, var.dims, encodings[name], name)
+                )
+            else:
+                writes.append(block_writes(var.data, target))
+        store_tiles([writes], 1, progress)
+        if consolidated or consolidated is None:
+            consolidate(store, 3)
 
 
 def to_zarr(
-    x: Any, store: Any, *, memory: int | str | None = None, progress: bool = False, **kwargs: Any
+    x: Any,
+    store: Any,
+    *,
+    chunk_grid: str = "regular",
+    memory: int | str | None = None,
+    progress: bool = False,
+    **kwargs: Any,
 ) -> Any:
     """Store a dask array in a new zarr array, each of its blocks computed once (twice
     the blocks beside a pad that waits for blocks far away, as wrap, linear_ramp and a
@@ -237,6 +268,17 @@ def to_zarr(
     wrote; ``overwrite=True`` deletes an existing store there first. Other stores are
     written in place.
 
+    With ``chunk_grid="rectilinear"`` the array is a zarr v3 array on the rectilinear chunk
+    grid of the blocks ``x`` was made of (:func:`daskpad.core.regrid.own_grid`: for
+    ``daskpad.pad(..., chunks="regular")`` the input's blocks and the pad's, for any other
+    dask array its own chunks): each block is computed once and written as one whole chunk
+    by one task, in one computation (``memory`` does not apply: a task holds one block).
+    zarr reads such an array only with its flag ``array.rectilinear_chunks`` on
+    (``zarr.config.set({"array.rectilinear_chunks": True})`` or
+    ``ZARR_ARRAY__RECTILINEAR_CHUNKS=True``); the array returned was opened with it.
+    An array of no dimensions or with an axis of length 0 has no rectilinear grid and is
+    stored on the regular grid.
+
     Parameters
     ----------
     x : dask.array.Array
@@ -244,6 +286,9 @@ def to_zarr(
     store
         Where to create the zarr array: a local path, an fsspec URL (``s3://bucket/a.zarr``;
         see ``storage_options``) or any store :func:`zarr.create_array` takes.
+    chunk_grid : {"regular", "rectilinear"}, default: "regular"
+        zarr's chunk grid: regular chunks (all equal but a smaller last one, as above), or
+        the rectilinear grid of ``x``'s own blocks (zarr-python 3.2 or newer, zarr v3).
     memory : int or str, optional
         Bytes a tile's write may hold (``"512MB"`` works too); default 2 GiB, or a quarter
         of the memory this process may use (a container's limit included) if less. A tile
@@ -261,6 +306,14 @@ def to_zarr(
     zarr.Array
         The array written.
 
+    Raises
+    ------
+    ValueError
+        ``chunk_grid`` neither "regular" nor "rectilinear"; with "rectilinear",
+        ``zarr_format=2``, ``chunks=``, or a zarr-python older than 3.2
+        (:class:`daskpad.store.rectilinear.RectilinearUnsupported`), before anything is
+        written.
+
     Examples
     --------
     >>> import dask.array as da, daskpad, numpy as np, tempfile, zarr
@@ -271,12 +324,30 @@ def to_zarr(
     (3, 3)
     >>> bool((z[...] == np.pad(np.arange(100).reshape(10, 10), 2, mode="reflect")).all())
     True
+
+    On the rectilinear grid (zarr-python 3.2 or newer: tests/test_rectilinear_api.py runs
+    this example), the pads before and after are chunks of their own beside the input's:
+
+    >>> z = daskpad.to_zarr(y, tempfile.mkdtemp(), chunk_grid="rectilinear")  # doctest: +SKIP
+    >>> z.read_chunk_sizes  # doctest: +SKIP
+    ((2, 3, 3, 3, 1, 2), (2, 3, 3, 3, 1, 2))
+    >>> bool((z[...] == np.pad(np.arange(100).reshape(10, 10), 2, mode="reflect")).all())
+    True
     """
     import zarr
 
+    budget = memory_budget(memory)
+    if asks_rectilinear(chunk_grid, kwargs.get("zarr_format")):
+        if "chunks" in kwargs:
+            raise ValueError(
+                "chunk_grid='rectilinear' stores x's blocks as its chunks: leave out "
+                f"chunks= (got {kwargs['chunks']!r}), or use chunk_grid='regular'"
+            )
+        grid = grid_of(x)
+        if grid is not None:
+            return _to_zarr_rectilinear(x, grid, store, progress, kwargs)
     x = storable(x)
     chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
-    budget = memory_budget(memory)
     numblocks = [len(c) for c in chunks]
     block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
     handed = handed_share(own_grid(x).chunks, chunks)
@@ -298,3 +369,32 @@ def to_zarr(
     if where is store:
         return z
     return zarr.open_array(store, mode="r+", **({"storage_options": options} if options else {}))
+
+
+def _to_zarr_rectilinear(
+    x: Any,
+    grid: tuple[tuple[int, ...], ...],
+    store: Any,
+    progress: bool,
+    kwargs: dict[str, Any],
+) -> Any:
+    """:func:`to_zarr` on the rectilinear ``grid`` of ``x``'s own blocks
+    (:mod:`daskpad.store.own_grids`), each written whole by one task."""
+    import zarr
+
+    options = kwargs.pop("storage_options", None)
+    with rectilinear_grids():
+        with written_whole(store, bool(kwargs.get("overwrite")), options) as where:
+            z = zarr.create_array(
+                where,
+                shape=x.shape,
+                dtype=x.dtype,
+                chunks=[list(c) for c in grid],
+                **{**kwargs, "zarr_format": 3},
+            )
+            store_tiles([[block_writes(x, z)]], 1, progress)
+        if where is store:
+            return z
+        return zarr.open_array(
+            store, mode="r+", **({"storage_options": options} if options else {})
+        )

@@ -57,7 +57,8 @@ from typing import Any, Literal
 import xarray as xr
 
 from daskpad.store.commit import written_whole
-from daskpad.store.tiles import write_tiled
+from daskpad.store.own_grids import asks_rectilinear
+from daskpad.store.tiles import write_rectilinear, write_tiled
 from daskpad.store.tiling import memory_budget, plan, storable
 from daskpad.xarray.coords import COORDS_POLICIES, CoordsPolicy
 from daskpad.xarray.labelled import normalize_widths
@@ -274,6 +275,7 @@ def to_zarr(
     obj: xr.Dataset | xr.DataArray,
     store: Any,
     *,
+    chunk_grid: str = "regular",
     memory: int | str | None = None,
     progress: bool = False,
     **kwargs: Any,
@@ -303,6 +305,20 @@ def to_zarr(
     minimum) are computed first, axis after axis, so a statistic of the whole axis is read
     once per padded axis rather than by every tile at an edge.
 
+    With ``chunk_grid="rectilinear"`` the store is zarr v3 and every dask-backed variable of
+    one dimension or more is stored on the rectilinear chunk grid of the blocks it was made
+    of (:func:`daskpad.core.regrid.own_grid`: for ``pad2(..., chunks="regular")`` the
+    input's blocks and the pad's, for any other variable its own chunks), so that
+    ``xr.open_zarr`` reads it back in those chunks; each block is computed once and written
+    as one whole chunk by one task, in one computation (``memory`` does not apply). xarray
+    writes the metadata (attributes, encodings, in-memory variables) as on the regular
+    grid; variables xarray encodes (CF packing, ``_FillValue``, times, strings) are encoded
+    block by block with the encoding xarray wrote for them, so the store holds the numbers
+    xarray's own writes would. A variable with a dimension of length 0 stays on the
+    regular grid. Readers need zarr's flag ``array.rectilinear_chunks`` on
+    (``zarr.config.set({"array.rectilinear_chunks": True})`` or
+    ``ZARR_ARRAY__RECTILINEAR_CHUNKS=True``) and zarr-python 3.2 or newer.
+
     Parameters
     ----------
     obj : xarray.Dataset or xarray.DataArray
@@ -312,6 +328,9 @@ def to_zarr(
         with ``storage_options=``, which travel with the store to a cluster's workers) or a
         zarr store object (``mode="w"`` replaces an existing one, only once the new one is
         complete where the store is a local path).
+    chunk_grid : {"regular", "rectilinear"}, default: "regular"
+        zarr's chunk grid: regular chunks, or the rectilinear grid of each variable's own
+        blocks (zarr-python 3.2 or newer, zarr v3).
     memory : int or str, optional
         Bytes a tile's write may hold (``"1GB"`` works too); default 2 GiB, or a quarter
         of the memory this process may use (a container's limit included) if less.
@@ -321,15 +340,34 @@ def to_zarr(
         Passed to ``obj.to_zarr`` for the metadata (``encoding=``, ``zarr_format=``,
         ``mode="w"``, ``consolidated=``, ...).
 
+    Raises
+    ------
+    ValueError
+        ``mode`` neither "w-" nor "w"; ``chunk_grid`` neither "regular" nor "rectilinear";
+        with "rectilinear", ``zarr_format=2`` or a zarr-python older than 3.2
+        (:class:`daskpad.store.rectilinear.RectilinearUnsupported`), before anything is
+        written.
+
     Examples
     --------
     >>> import tempfile, xarray as xr, dask.array as da, daskpad
     >>> ds = xr.Dataset({"t": (("y", "x"), da.ones((40, 30), chunks=10))})
     >>> padded = ds.pad2(x=2, y=1, mode="edge", chunks="regular")
     >>> daskpad.xarray.to_zarr(padded, tempfile.mkdtemp(), memory="4kB", zarr_format=2)
+
+    On the rectilinear grid (zarr-python 3.2 or newer: tests/test_rectilinear_api.py runs
+    this example), read back in the blocks the padded variable was made of:
+
+    >>> import zarr
+    >>> where = tempfile.mkdtemp()
+    >>> daskpad.xarray.to_zarr(padded, where, chunk_grid="rectilinear")  # doctest: +SKIP
+    >>> with zarr.config.set({"array.rectilinear_chunks": True}):  # doctest: +SKIP
+    ...     xr.open_zarr(where).t.chunks
+    ((1, 10, 10, 10, 10, 1), (2, 10, 10, 10, 2))
     """
 
     budget = memory_budget(memory)
+    rectilinear = asks_rectilinear(chunk_grid, kwargs.get("zarr_format"))
     if isinstance(obj, xr.DataArray):
         obj = obj.to_dataset(
             name=obj.name if obj.name is not None else "__xarray_dataarray_variable__"
@@ -341,12 +379,16 @@ def to_zarr(
     obj = obj.copy(deep=False)
     for var in obj.variables.values():
         if var.chunks is not None:
-            var.data = storable(var.data)  # zarr's chunks: regular along every dimension
+            if not rectilinear:
+                var.data = storable(var.data)  # zarr's chunks: regular along every dimension
             var.encoding.pop("chunks", None)
             var.encoding.pop("preferred_chunks", None)
     everything = {d for v in obj.variables.values() for d in v.dims}
     storage_options = kwargs.pop("storage_options", None)
     with written_whole(store, mode == "w", storage_options) as where:
+        if rectilinear:
+            write_rectilinear(obj, where, progress, consolidated, mode="w-", **kwargs)
+            return
         the_plan = plan(obj, everything, budget)
         write_tiled(obj, where, the_plan, progress, consolidated, mode="w-", **kwargs)
 
