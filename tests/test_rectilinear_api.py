@@ -260,12 +260,12 @@ def test_an_unknown_chunk_grid_is_refused(tmp_path, which):
 
 @pytest.mark.parametrize("which", [0, 1])
 def test_an_older_zarr_is_refused_in_one_line(tmp_path, monkeypatch, which):
-    why = "zarr-python 3.1.6 has none: they need zarr-python 3.2 or newer"
+    why = "zarr-python 3.1.6 has no rectilinear chunk grids: they need zarr-python 3.2 or newer"
     monkeypatch.setattr(_rectilinear, "rectilinear_support", lambda: why)
     write = _writers(tmp_path)[which]
     with pytest.raises(RectilinearUnsupported) as caught:
         write(chunk_grid="rectilinear")
-    assert str(caught.value) == f"rectilinear chunk grids: {why}"
+    assert str(caught.value) == why
     assert isinstance(caught.value, ValueError)
     assert not list(tmp_path.iterdir())
 

@@ -25,7 +25,7 @@ import numpy as np
 from daskpad._compat.libraries import get_document, put_documents, rectilinear_grid, zarr_encoded
 from daskpad.core.regrid import own_grid
 from daskpad.store.grids import Layout
-from daskpad.store.rectilinear import _write_chunk, check_support, chunk_writes
+from daskpad.store.rectilinear import write_chunk, check_support, chunk_writes
 from daskpad.store.tiling import needs_encoding, storable
 
 Chunks = tuple[tuple[int, ...], ...]
@@ -109,7 +109,7 @@ def _write_encoded_chunk(
     block_info: Any = None,
 ) -> np.ndarray:
     stored = zarr_encoded(block, dims, encoding, variable)
-    return _write_chunk(stored, target, (0,) * block.ndim, block_info)
+    return write_chunk(stored, target, (0,) * block.ndim, block_info)
 
 
 def write_metadata(ds: Any, store: Any, **kwargs: Any) -> dict[Hashable, Chunks]:

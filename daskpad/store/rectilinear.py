@@ -196,7 +196,7 @@ def chunk_writes(data: Any, target: Any, each: Layout) -> list[Any]:
         offset = tuple(s.start for s in region)
         writes.append(
             part.map_blocks(
-                _write_chunk,
+                write_chunk,
                 target=target,
                 offset=offset,
                 dtype=bool,
@@ -207,9 +207,11 @@ def chunk_writes(data: Any, target: Any, each: Layout) -> list[Any]:
     return writes
 
 
-def _write_chunk(
+def write_chunk(
     block: Any, target: Any, offset: tuple[int, ...], block_info: Any = None
 ) -> np.ndarray:
+    """Write ``block`` into the zarr array ``target`` where dask's ``block_info`` places
+    it, shifted by ``offset`` (the region's start): one whole chunk of ``target``."""
     where = block_info[0]["array-location"]
     region = tuple(slice(o + a, o + b) for o, (a, b) in zip(offset, where))
     target[region] = np.asarray(block)
