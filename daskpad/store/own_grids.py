@@ -25,7 +25,7 @@ import numpy as np
 from daskpad._compat.libraries import get_document, put_documents, rectilinear_grid, zarr_encoded
 from daskpad.core.regrid import own_grid
 from daskpad.store.grids import Layout
-from daskpad.store.rectilinear import write_chunk, check_support, chunk_writes
+from daskpad.store.rectilinear import check_support, chunk_writes, write_chunk
 from daskpad.store.tiling import needs_encoding, storable
 
 Chunks = tuple[tuple[int, ...], ...]
