@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import warnings
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markers import WRITES
 
+from daskpad.store.copying import Copier
 from daskpad.store.grids import layout, outside, pieces
 
 xr = pytest.importorskip("xarray")
@@ -99,6 +101,27 @@ def test_outside_of_an_empty_box_is_everything():
         (slice(0, 1), slice(0, 4)),
         (slice(1, 3), slice(0, 4)),
     ]
+
+
+def test_copies_within_an_fsspec_store_from_any_thread():
+    """An ``FsspecStore``'s file system is asynchronous, its sessions on zarr's event
+    loop: listed and copied there, from the copying threads too."""
+    from zarr.storage import FsspecStore
+
+    src = FsspecStore.from_url("memory://daskpad-copier/in.zarr", read_only=False)
+    dst = FsspecStore.from_url("memory://daskpad-copier/out.zarr", read_only=False)
+    src.fs.sync_fs.pipe({f"{src.path}/t/c/0/0": b"ab", f"{src.path}/t/c/0/1": b"cde"})
+    copier = Copier(src, dst)
+    assert copier.how == "copies within the object store"
+    assert copier.sizes("t/") == {"t/c/0/0": 2, "t/c/0/1": 3}
+    done: list[int] = []
+    pairs = [("t/c/0/0", "t/c/1/1"), ("t/c/0/1", "t/c/1/2")]
+    worker = threading.Thread(target=copier.copy, args=(pairs, threading.Event(), done.append))
+    worker.start()
+    worker.join()
+    assert done == [2]
+    assert dst.fs.sync_fs.cat(f"{dst.path}/t/c/1/2") == b"cde"
+    assert dst.fs.sync_fs.cat(f"{dst.path}/t/c/1/1") == b"ab"
 
 
 # --------------------------------------------------------------------------------------
