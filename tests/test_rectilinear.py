@@ -13,15 +13,27 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from cli_launcher import COMMAND, FAILURE, HOOK_ENV, hooked
 from hypothesis import given
 from hypothesis import strategies as st
 from markers import WRITES
 
+from daskpad.store import copying, rectilinear
+from daskpad.store.copying import Copier
 from daskpad.store.grids import layout, outside, pieces
 
 xr = pytest.importorskip("xarray")
@@ -108,6 +120,27 @@ def test_outside_of_an_empty_box_is_everything():
         (slice(0, 1), slice(0, 4)),
         (slice(1, 3), slice(0, 4)),
     ]
+
+
+def test_copies_within_an_fsspec_store_from_any_thread():
+    """An ``FsspecStore``'s file system is asynchronous, its sessions on zarr's event
+    loop: listed and copied there, from the copying threads too."""
+    from zarr.storage import FsspecStore
+
+    src = FsspecStore.from_url("memory://daskpad-copier/in.zarr", read_only=False)
+    dst = FsspecStore.from_url("memory://daskpad-copier/out.zarr", read_only=False)
+    src.fs.sync_fs.pipe({f"{src.path}/t/c/0/0": b"ab", f"{src.path}/t/c/0/1": b"cde"})
+    copier = Copier(src, dst)
+    assert copier.how == "copies within the object store"
+    assert copier.sizes("t/") == {"t/c/0/0": 2, "t/c/0/1": 3}
+    done: list[int] = []
+    pairs = [("t/c/0/0", "t/c/1/1"), ("t/c/0/1", "t/c/1/2")]
+    worker = threading.Thread(target=copier.copy, args=(pairs, threading.Event(), done.append))
+    worker.start()
+    worker.join()
+    assert done == [2]
+    assert dst.fs.sync_fs.cat(f"{dst.path}/t/c/1/2") == b"cde"
+    assert dst.fs.sync_fs.cat(f"{dst.path}/t/c/1/1") == b"ab"
 
 
 # --------------------------------------------------------------------------------------
@@ -372,3 +405,155 @@ def test_a_bare_array_is_refused(tmp_path, capsys):
     )
     assert "SRC is a bare zarr array" in capsys.readouterr().err
     assert not dst.exists()
+
+
+# --------------------------------------------------------------------------------------
+# Process workers; --overwrite; a failed or interrupted run leaves nothing
+# --------------------------------------------------------------------------------------
+def _stored_run(argv: list, env: dict | None = None) -> subprocess.CompletedProcess:
+    command = COMMAND if hooked(env) else [sys.executable, "-m", "daskpad"]
+    return subprocess.run(
+        [*command, *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@NEEDS
+@WRITES
+@pytest.mark.cluster
+def test_a_run_on_workers_writes_the_same(runs, sources, tmp_path):
+    """``--workers 2``: the chunks computed on process workers (which read and write
+    rectilinear grids too), the copies made here."""
+    dst = tmp_path / "w.zarr"
+    argv = ["pad", sources["zarr3"], dst, *CASES["copies"], "--chunk-grid", "rectilinear"]
+    run = _stored_run([*argv, "--workers", "2", "--no-progress"])
+    assert run.returncode == 0, run.stderr
+    regular, _ = runs["copies", "zarr3"]
+    xr.testing.assert_identical(opened(dst), opened(regular))
+    assert _doc(dst / "tp")["chunk_grid"]["name"] == "rectilinear"
+
+
+def _digest(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in path.rglob("*") if p.is_file()}
+
+
+@NEEDS
+@WRITES
+def test_overwrite_replaces_dst_only_once_written(runs, sources, tmp_path, capsys):
+    dst = tmp_path / "dst.zarr"
+    shutil.copytree(runs["copies", "zarr3"][0], dst)  # an old DST (the regular grid's)
+    old = _digest(dst)
+    argv = ["pad", sources["zarr3"], dst, *CASES["mixed"], "--chunk-grid", "rectilinear"]
+    failed = _stored_run([*argv, "--overwrite"], env={HOOK_ENV: "fail"})
+    assert failed.returncode == 1
+    assert failed.stderr.splitlines() == [
+        f"daskpad: error: writing DST failed, DST left as it was: RuntimeError: {FAILURE} "
+        "(--debug shows the traceback)"
+    ]
+    assert _digest(dst) == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr"]  # temporary removed
+
+    assert main(list(map(str, [*argv, "--overwrite", "--no-progress"]))) == 0
+    assert f"-> {dst} (replaced the old DST): " in capsys.readouterr().out
+    xr.testing.assert_identical(opened(dst), opened(runs["mixed", "zarr3"][0]))
+    assert _doc(dst / "tp")["chunk_grid"]["name"] == "rectilinear"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr"]
+
+
+@pytest.fixture(scope="module")
+def many_chunks(tmp_path_factory) -> Path:
+    """A zarr v3 store whose array ``t`` has 64 whole chunks (copied when padded)."""
+    path = tmp_path_factory.mktemp("many") / "src.zarr"
+    group = zarr.open_group(path, mode="w", zarr_format=3)
+    dims = ("time", "lat", "lon")
+    t = group.create_array("t", shape=(4, 12, 16), chunks=(1, 3, 4), dtype="f8",
+                           dimension_names=dims)  # fmt: skip
+    t[...] = np.arange(t.size, dtype="f8").reshape(t.shape)
+    return path
+
+
+class SlowCopies:
+    """``daskpad.store.copying.copy_file`` made slow, each call recorded: its target, and
+    in :attr:`late` where it started or ended (copied or failed) after :attr:`returned`
+    was set; ``started`` is set on the first."""
+
+    def __init__(self, copy: Callable[[str, str], None], delay: float = 0.1):
+        self.copy, self.delay = copy, delay
+        self.calls: list[str] = []
+        self.late: list[str] = []
+        self.started = threading.Event()
+        self.returned = threading.Event()
+
+    def __call__(self, src: str, dst: str) -> None:
+        if self.returned.is_set():
+            self.late.append(dst)
+        self.calls.append(dst)
+        self.started.set()
+        try:
+            time.sleep(self.delay)
+            self.copy(src, dst)
+        finally:
+            if self.returned.is_set():
+                self.late.append(dst)
+
+
+def _stopped_cleanly(copies: SlowCopies, tmp_path: Path, pairs: int) -> None:
+    """The copies stopped early, none was under way once the command returned, and neither
+    DST nor its temporary directory is there, now or a moment later."""
+    assert copies.calls, "no copy was in flight"
+    assert all(".dst.zarr.daskpad-tmp-" in c for c in copies.calls)
+    assert len(copies.calls) < pairs // 2, len(copies.calls)
+    time.sleep(0.3)  # (a copy still running would show up here)
+    assert copies.late == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src.zarr"]
+
+
+@NEEDS
+@WRITES
+def test_a_failed_write_stops_the_copies(many_chunks, tmp_path, monkeypatch, capsys):
+    src = shutil.copytree(many_chunks, tmp_path / "src.zarr")
+    copies = SlowCopies(copying.copy_file)
+    monkeypatch.setattr(copying, "copy_file", copies)
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        copies.started.wait(30)  # (fails while the copies are under way)
+        raise RuntimeError("this chunk cannot be written")
+
+    monkeypatch.setattr(rectilinear, "write_chunk", failing)
+    argv = ["pad", src, tmp_path / "dst.zarr", "--width", "lat=1", "--mode", "edge"]
+    status = main([*map(str, argv), "--chunk-grid", "rectilinear", "--no-progress"])
+    copies.returned.set()
+    out, err = capsys.readouterr()
+    assert status == 1, (out, err)
+    assert err.splitlines() == [
+        "daskpad: error: writing DST failed, DST left as it was: RuntimeError: this chunk "
+        "cannot be written (--debug shows the traceback)"
+    ]
+    _stopped_cleanly(copies, tmp_path, 64)
+
+
+@NEEDS
+@WRITES
+def test_ctrl_c_stops_the_copies(many_chunks, tmp_path, monkeypatch, capsys):
+    src = shutil.copytree(many_chunks, tmp_path / "src.zarr")
+    copies = SlowCopies(copying.copy_file)
+    count = itertools.count()  # (one thread draws each number: one signal)
+
+    def interrupting(a: str, b: str) -> None:
+        if next(count) == 3:  # Ctrl-C while copies are under way
+            os.kill(os.getpid(), signal.SIGINT)  # (Python raises it in the main thread)
+        copies(a, b)
+
+    monkeypatch.setattr(copying, "copy_file", interrupting)
+    argv = ["pad", src, tmp_path / "dst.zarr", "--width", "lat=1", "--mode", "edge"]
+    status = main([*map(str, argv), "--chunk-grid", "rectilinear", "--no-progress"])
+    copies.returned.set()
+    out, err = capsys.readouterr()
+    assert (status, err.splitlines()) == (
+        130,
+        ["daskpad: interrupted; nothing was written to DST"],
+    ), out
+    _stopped_cleanly(copies, tmp_path, 64)

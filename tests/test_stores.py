@@ -8,6 +8,7 @@ what was stored in the input.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -16,6 +17,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import dask.array as da
 import numpy as np
@@ -30,6 +32,11 @@ zarr = pytest.importorskip("zarr")
 xr = pytest.importorskip("xarray")
 pytest.importorskip("s3fs")
 moto_server = pytest.importorskip("moto.server")
+#: the server's log of the requests it serves (the server runs in this process)
+recorder = pytest.importorskip("moto.moto_api").recorder
+
+from daskpad._compat.libraries import rectilinear_support  # noqa: E402
+from daskpad.cli import main  # noqa: E402
 
 _SCRIPT = Path(sys.executable).with_name("daskpad")
 DASKPAD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "daskpad"]
@@ -543,3 +550,140 @@ def test_xarray_to_zarr_in_an_object_store(endpoint, bucket, s3):
         padded.isel(lat=slice(0, 4)), url, mode="w", storage_options=opts(endpoint)
     )
     assert read(url, endpoint).sizes["lat"] == 4
+
+
+# --------------------------------------------------------------------------------------
+# Rectilinear chunk grids: SRC's whole chunks copied within the object store
+# --------------------------------------------------------------------------------------
+#: lat 12 in chunks of 3 (all whole), lon 18 in chunks of 4 (the last one partial); the
+#: pads read one element at each end, so the chunks away from the ends are never read
+GRID_CHUNKS = {"lat": 3, "lon": 4}
+GRID_PADS = {"lat": (2, 2), "lon": (1, 5)}
+GRID_ARGS = ["--width", "lat=2", "--width", "lon=1:5", "--mode", "edge"]
+
+
+def grid_dataset() -> xr.Dataset:
+    rng = np.random.default_rng(12)
+    return xr.Dataset(
+        {
+            "t": (("lat", "lon"), rng.normal(280, 10, (12, 18)), {"units": "K"}),
+            "n": (("lat", "lon"), rng.integers(-50, 50, (12, 18), dtype="int32")),
+        },
+        coords={"lat": np.linspace(-55.0, 55.0, 12), "lon": np.arange(0.0, 360.0, 20.0)},
+    )
+
+
+def copied_chunks(ds: xr.Dataset) -> dict[str, tuple[str, bool]]:
+    """Each whole input chunk key of ``t`` and ``n``: its key in DST, and whether it lies
+    away from both ends of every axis (no pad reads it)."""
+    out = {}
+    for name in ("t", "n"):
+        dims = ds[name].dims
+        sizes = [ds.sizes[d] for d in dims]
+        chunk = [GRID_CHUNKS[d] for d in dims]
+        shift = [-(-GRID_PADS[d][0] // c) for d, c in zip(dims, chunk)]
+        count = [-(-n // c) for n, c in zip(sizes, chunk)]
+        for index in np.ndindex(*(n // c for n, c in zip(sizes, chunk))):
+            moved = "/".join(str(i + s) for i, s in zip(index, shift))
+            interior = all(0 < i < m - 1 for i, m in zip(index, count))
+            out[f"{name}/c/{'/'.join(map(str, index))}"] = (f"{name}/c/{moved}", interior)
+    return out
+
+
+def recorded(path: Path) -> list[dict]:
+    """The requests moto's recorder wrote to ``path``, one JSON document a line."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def read_rectilinear(url: str, endpoint: str) -> xr.Dataset:
+    with zarr.config.set({"array.rectilinear_chunks": True}):
+        return read(url, endpoint).load()
+
+
+@pytest.fixture(scope="module")
+def grid_stores(endpoint, s3, tmp_path_factory):
+    """SRC in the object store and on disk (the same dataset), and what xarray reads from
+    the regular grid's DST of ``GRID_ARGS``: ``({"s3": ..., "local": ...}, dataset)``."""
+    if rectilinear_support() is not None:
+        pytest.skip("rectilinear grids need zarr-python >= 3.2")
+    where = f"s3://daskpad-test/{uuid.uuid4().hex[:8]}"
+    out = {"s3": f"{where}/in.zarr", "local": str(tmp_path_factory.mktemp("grid") / "in.zarr")}
+    ds = grid_dataset().chunk(GRID_CHUNKS)
+    ds.to_zarr(out["s3"], zarr_format=3, consolidated=False, storage_options=opts(endpoint))
+    ds.to_zarr(out["local"], zarr_format=3, consolidated=False)
+    regular = f"{where}/regular.zarr"
+    assert main(["pad", out["s3"], regular, *GRID_ARGS, "--no-progress", *so(endpoint)]) == 0
+    return out, read(regular, endpoint).load()
+
+
+@WRITES
+@pytest.mark.parametrize("where", ["s3", "local"], ids=["s3 -> s3", "local -> s3"])
+def test_a_rectilinear_dst_copies_whole_chunks_in_the_store(
+    where, grid_stores, endpoint, bucket, s3, tmp_path, monkeypatch, capsys
+):
+    """From the same object store: each whole chunk of SRC copied by the server (S3's
+    CopyObject), none of those the pads do not read ever sent; from a local SRC: the bytes
+    read and written. Either way the chunks are SRC's bytes and the dataset is the regular
+    grid's."""
+    sources, regular = grid_stores
+    src, rect = sources[where], f"{bucket}/rect.zarr"
+    ds = grid_dataset()
+    argv = ["pad", src, rect, *GRID_ARGS, "--chunk-grid", "rectilinear", "--progress"]
+    argv += so(endpoint)
+    if where == "s3":  # the installed command, its requests logged by the server
+        monkeypatch.setattr(recorder, "_location", str(tmp_path / "requests.jsonl"))
+        recorder.reset_recording()
+        recorder.start_recording()  # (the server runs in this process)
+        try:
+            rc, out, err = run(*argv)
+        finally:
+            recorder.stop_recording()
+    else:
+        rc = main(argv)
+        out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert f"padded {src} -> {rect}: " in out
+    how = "copies within the object store" if where == "s3" else "bytes read and written"
+    said = [line for line in err.splitlines() if line.startswith("copying ")]
+    assert len(said) == 1 and said[0].startswith(f"copying {len(copied_chunks(ds))} chunks (")
+    # (6 x 8 chunks per variable: 4 x 4 copied, the rest computed)
+    assert said[0].endswith(f") as stored bytes ({how}); computing 64 chunks"), said
+
+    back = read_rectilinear(rect, endpoint)
+    xr.testing.assert_identical(back, regular)
+    np.testing.assert_array_equal(
+        back.t.values, np.pad(ds.t.values, tuple(GRID_PADS.values()), mode="edge")
+    )
+    s3.invalidate_cache()
+    for name in ("t", "n"):
+        doc = json.loads(s3.cat(f"{rect.removeprefix('s3://')}/{name}/zarr.json"))
+        assert doc["chunk_grid"]["name"] == "rectilinear"
+
+    # every whole input chunk is in DST byte for byte, under its shifted key
+    chunks = copied_chunks(ds)
+    assert sum(interior for _, interior in chunks.values()) == 12  # (2 x 3 per variable)
+    for key, (moved, _) in chunks.items():
+        if where == "s3":
+            stored = s3.cat(f"{src.removeprefix('s3://')}/{key}")
+        else:
+            stored = Path(src, key).read_bytes()
+        assert s3.cat(f"{rect.removeprefix('s3://')}/{moved}") == stored, key
+    if where == "local":
+        return
+
+    # the server never sent a chunk the pads do not read, and copied each whole one
+    requests = recorded(tmp_path / "requests.jsonl")
+    prefix = "/" + src.removeprefix("s3://") + "/"
+    got, copied = set(), set()
+    for r in requests:
+        path = unquote(urlparse(r["url"]).path)
+        headers = {k.lower(): v for k, v in r["headers"].items()}
+        if r["method"] == "GET" and path.startswith(prefix):
+            got.add(path.removeprefix(prefix))
+        source = headers.get("x-amz-copy-source")
+        if r["method"] == "PUT" and source:
+            copied.add(unquote(source).lstrip("/").removeprefix(prefix.lstrip("/")))
+    interior = {key for key, (_, inside) in chunks.items() if inside}
+    assert got & (set(chunks) - interior)  # (the pads' reads are in the log: it is complete)
+    assert not got & interior, sorted(got & interior)
+    assert copied == set(chunks)

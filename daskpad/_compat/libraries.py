@@ -71,6 +71,18 @@ def listed(store: Any, prefix: str) -> set[str]:
     return sync(collect())
 
 
+def fsspec_call(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """``fs.method(*args, **kwargs)`` of an fsspec file system. A zarr ``FsspecStore``'s is
+    asynchronous, with no loop of its own to run the blocking ``method`` on, and its
+    sessions live on zarr's event loop: its coroutine ``_method`` runs there
+    (``zarr.core.sync.sync``), called from any other thread."""
+    if getattr(fs, "asynchronous", False):
+        from zarr.core.sync import sync
+
+        return sync(getattr(fs, f"_{method}")(*args, **kwargs))
+    return getattr(fs, method)(*args, **kwargs)
+
+
 def innermost(store: Any) -> Any:
     """The store a zarr ``WrapperStore`` (or a chain of them) wraps, else ``store``."""
     while hasattr(store, "_store"):  # zarr.storage.WrapperStore keeps it there

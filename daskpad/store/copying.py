@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from daskpad._compat.libraries import (
+    fsspec_call,
     fsspec_of,
     get_document,
     innermost,
@@ -68,7 +69,7 @@ class Copier:
         fs = fsspec_of(self.src)
         if fs is not None:
             root = fs[1].rstrip("/")
-            detail = fs[0].find(f"{root}/{prefix}", detail=True)
+            detail = fsspec_call(fs[0], "find", f"{root}/{prefix}", detail=True)
             return {k[len(root) + 1 :]: v.get("size") for k, v in detail.items()}
         return dict.fromkeys((prefix + k for k in listed(self.src, prefix)), None)
 
@@ -99,7 +100,7 @@ class Copier:
                     return
                 batch = pairs[i : i + BATCH]
                 sources = [f"{src_root}/{a}" for a, _ in batch]
-                fs.copy(sources, [f"{dst_root}/{b}" for _, b in batch])
+                fsspec_call(fs, "copy", sources, [f"{dst_root}/{b}" for _, b in batch])
                 done(len(batch))
         else:
             for a, b in pairs:
