@@ -13,7 +13,6 @@ from typing import Any
 from daskpad.cli.args import parse_widths
 from daskpad.cli.io import CliError, describe, open_source
 from daskpad.store.locations import locate
-from daskpad.testing import chained_numpy_pad
 
 
 def _demo_dataset() -> Any:
@@ -101,11 +100,13 @@ def demo(
         widths = parse_widths(sub.width)
         pairs = [widths.get(d, (0, 0)) for d in ("time", "lat", "lon")]
         mode, kwargs = padding(sub, widths)
-        if isinstance(mode, dict):  # a mode per dimension: numpy.pad once per axis
-            axis = {d: k for k, d in enumerate(("time", "lat", "lon"))}
-            mode = {axis[d]: m for d, m in mode.items()}
-            kwargs = {n: {axis[d]: v for d, v in by_dim.items()} for n, by_dim in kwargs.items()}
-            expected = chained_numpy_pad(stored, pairs, mode, **kwargs)
+        if isinstance(mode, dict):  # a mode per dimension: numpy.pad once per axis, in order
+            expected = stored
+            for k, d in enumerate(("time", "lat", "lon")):
+                each = [(0, 0)] * 3
+                each[k] = pairs[k]
+                own = {n: by_dim[d] for n, by_dim in kwargs.items() if d in by_dim}
+                expected = np.pad(expected, each, mode=mode.get(d, "constant"), **own)
         else:
             expected = np.pad(stored, pairs, mode=mode, **kwargs)
         got = zarr.open_array(where / name / "t2m", mode="r")
