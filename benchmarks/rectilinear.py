@@ -60,7 +60,8 @@ def build(store: Path, n: int, chunk: int = 1024) -> None:
         noise = rng.standard_normal((r1 - r0, c1 - c0), dtype=np.float32)
         return (np.sin(i / 500) * np.cos(j / 700) * 20 + 280 + noise).astype(np.float32)
 
-    x = da.zeros((n, n), chunks=chunk, dtype=np.float32).map_blocks(field, dtype=np.float32)
+    f4 = np.dtype("float32")
+    x = da.zeros((n, n), chunks=chunk, dtype=f4).map_blocks(field, dtype=f4)
     ds = xr.Dataset(
         {"t": (("lat", "lon"), x)},
         coords={"lat": np.linspace(-90, 90, n), "lon": np.arange(n) * (360 / n)},
