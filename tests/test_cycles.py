@@ -75,13 +75,18 @@ CASES = [
 ]
 
 
+def _kwargs(mode, reflect_type) -> dict:
+    kwargs = dict(MODE_KWARGS.get(str(mode), {}))
+    if reflect_type == "odd":
+        kwargs["reflect_type"] = "odd"
+    return kwargs
+
+
 @pytest.mark.parametrize(("mode", "reflect_type"), CASES, ids=lambda c: getattr(c, "__name__", c))
 @pytest.mark.parametrize("width", [5, 200], ids=["narrow", "wider than the array"])
 @pytest.mark.parametrize("chunks", [None, "regular"])
 def test_running_a_pad_leaves_no_cycle_of_ours(mode, reflect_type, width, chunks):
-    kwargs = dict(MODE_KWARGS.get(str(mode), {}))
-    if reflect_type == "odd":
-        kwargs["reflect_type"] = "odd"
+    kwargs = _kwargs(mode, reflect_type)
     x = source()
     y = daskpad.pad(x, width, mode=mode, chunks=chunks, **kwargs)
     expected = np.pad(x.compute(), width, mode=mode, **kwargs)
@@ -101,9 +106,7 @@ def test_a_padded_graph_is_no_cycle_of_ours(mode, reflect_type, width, chunks):
     # a padded array let go frees its graph (and the input it holds) at once, not when
     # Python's cyclic collector next runs: the tasks of pad blocks are made by closures over
     # names, never over the grid that holds the pad blocks
-    kwargs = dict(MODE_KWARGS.get(str(mode), {}))
-    if reflect_type == "odd":
-        kwargs["reflect_type"] = "odd"
+    kwargs = _kwargs(mode, reflect_type)
     with np.errstate(all="ignore"), cyclic_garbage() as garbage:
         y = daskpad.pad(source(), width, mode=mode, chunks=chunks, **kwargs)
         y.sum().compute(scheduler="sync")

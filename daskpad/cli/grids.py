@@ -74,8 +74,7 @@ def plan_for(
             "the regular grid, or store it as a variable of a group)"
         )
     store = source_store(src, kind)
-    copier = Copier(store, store) if store is not None else None
-    return plan(padded, ds, widths, store, copier), store
+    return plan(padded, ds, widths, store), store
 
 
 def described(the_plan: Plan) -> str:

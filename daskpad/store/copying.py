@@ -54,25 +54,6 @@ class Copier:
             return "copies within the object store"
         return "bytes read and written"
 
-    def sizes(self, prefix: str) -> dict[str, int | None]:
-        """The keys of ``src`` under ``prefix`` (relative to the store) and their sizes in
-        bytes, where the listing gives them."""
-        if self.src_root is not None:
-            found: dict[str, int | None] = {}
-            top = os.path.join(self.src_root, prefix)
-            for folder, _, files in os.walk(top):
-                for f in files:
-                    path = os.path.join(folder, f)
-                    key = os.path.relpath(path, self.src_root).replace(os.sep, "/")
-                    found[key] = os.path.getsize(path)
-            return found
-        fs = fsspec_of(self.src)
-        if fs is not None:
-            root = fs[1].rstrip("/")
-            detail = fsspec_call(fs[0], "find", f"{root}/{prefix}", detail=True)
-            return {k[len(root) + 1 :]: v.get("size") for k, v in detail.items()}
-        return dict.fromkeys((prefix + k for k in listed(self.src, prefix)), None)
-
     def copy(
         self,
         pairs: Sequence[tuple[str, str]],
@@ -110,6 +91,26 @@ class Copier:
                 if data is not None:
                     put_documents(self._dst_wrapper, [(b, data)])
                 done(1)
+
+
+def stored_sizes(store: Any, prefix: str) -> dict[str, int | None]:
+    """The keys of the zarr ``store`` under ``prefix`` (relative to the store) and their
+    sizes in bytes, where the listing gives them."""
+    store = innermost(store)
+    root = local_root(store)
+    if root is not None:
+        found: dict[str, int | None] = {}
+        for folder, _, files in os.walk(os.path.join(root, prefix)):
+            for f in files:
+                path = os.path.join(folder, f)
+                found[os.path.relpath(path, root).replace(os.sep, "/")] = os.path.getsize(path)
+        return found
+    fs = fsspec_of(store)
+    if fs is not None:
+        top = fs[1].rstrip("/")
+        detail = fsspec_call(fs[0], "find", f"{top}/{prefix}", detail=True)
+        return {k[len(top) + 1 :]: v.get("size") for k, v in detail.items()}
+    return dict.fromkeys((prefix + k for k in listed(store, prefix)), None)
 
 
 def copy_file(src: str, dst: str) -> None:

@@ -16,16 +16,21 @@ xarray wrote into its store (:func:`stored_encodings`), as xarray's region write
 
 from __future__ import annotations
 
-import json
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from daskpad._compat.libraries import get_document, put_documents, rectilinear_grid, zarr_encoded
+from daskpad._compat.libraries import rectilinear_grid, zarr_encoded
 from daskpad.core.regrid import own_grid
 from daskpad.store.grids import Layout
-from daskpad.store.rectilinear import check_support, chunk_writes, write_chunk
+from daskpad.store.rectilinear import (
+    check_support,
+    chunk_writes,
+    empty_stand_in,
+    rewrite_documents,
+    write_chunk,
+)
 from daskpad.store.tiling import needs_encoding, storable
 
 Chunks = tuple[tuple[int, ...], ...]
@@ -121,8 +126,6 @@ def write_metadata(ds: Any, store: Any, **kwargs: Any) -> dict[Hashable, Chunks]
     blocks (a variable xarray encodes: its values in regular chunks, whose write xarray
     builds and drops, as on the regular grid), then each array's ``chunk_grid`` is
     replaced. Run it with zarr's rectilinear grids on."""
-    import dask.array as da
-
     stand_in = ds.copy(deep=False)
     grids: dict[Hashable, Chunks] = {}
     for name, var in stand_in.variables.items():
@@ -134,16 +137,13 @@ def write_metadata(ds: Any, store: Any, **kwargs: Any) -> dict[Hashable, Chunks]
         if needs_encoding(var):
             var.data = storable(var.data)
         else:
-            regular = tuple(max(max(c, default=1), 1) for c in var.chunks)
-            var.data = da.empty(var.shape, chunks=regular, dtype=var.dtype)
+            var.data = empty_stand_in(var)
     stand_in.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
-    documents = []
-    for name, grid in grids.items():
-        key = f"{name}/zarr.json" if str(name) else "zarr.json"
-        doc = json.loads(get_document(store, key) or b"{}")
-        doc["chunk_grid"] = rectilinear_grid(grid)
-        documents.append((key, json.dumps(doc, indent=2).encode()))
-    put_documents(store, documents)
+
+    def on(grid: Chunks) -> Callable[[dict[str, Any]], None]:
+        return lambda doc: doc.update(chunk_grid=rectilinear_grid(grid))
+
+    rewrite_documents(store, {name: on(grid) for name, grid in grids.items()})
     return grids
 
 

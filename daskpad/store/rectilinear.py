@@ -37,7 +37,7 @@ from daskpad._compat.libraries import (
 )
 from daskpad.core.regrid import regrid
 from daskpad.store.consolidation import consolidate
-from daskpad.store.copying import Copier, copying_in_background
+from daskpad.store.copying import Copier, copying_in_background, stored_sizes
 from daskpad.store.grids import Layout, layout
 
 
@@ -108,7 +108,6 @@ def plan(
     inputs: Any,
     pads: Mapping[Hashable, tuple[int, int]],
     src: Any,
-    copier: Copier | None,
 ) -> Plan:
     """The rectilinear write of ``padded`` (the padded dataset as stored), padded from
     ``inputs`` (the input dataset as stored, its dask chunks those it was read in) by
@@ -120,7 +119,7 @@ def plan(
         before = inputs.variables[name]
         widths = [pads.get(d, (0, 0)) for d in var.dims]
         doc = source_document(src, name)
-        copied = copier is not None and copies_bytes(doc, var, tuple(before.shape))
+        copied = copies_bytes(doc, var, tuple(before.shape))  # (no doc without src)
         if copied and not any(w != (0, 0) for w in widths):
             out.whole.append(name)
             out.layouts[name] = None
@@ -134,16 +133,15 @@ def plan(
         out.layouts[name] = layout(before.shape, sizes, widths, copied)
         if copied and out.layouts[name] is not None:
             out.sources[name] = doc  # type: ignore[assignment]
-    if copier is not None:
-        _pairs(out, copier)
+    _pairs(out, src)
     return out
 
 
-def _pairs(out: Plan, copier: Copier) -> None:
+def _pairs(out: Plan, src: Any) -> None:
     """The objects ``out`` copies: those the input has (a chunk it never wrote stays
     unwritten), with their sizes."""
     for name, doc in out.sources.items():
-        present = copier.sizes(_key(name, ""))
+        present = stored_sizes(src, _key(name, ""))
         each = out.layouts[name]
         encode = chunk_key_encoder(doc)
         if each is None:
@@ -163,25 +161,49 @@ def write_metadata(ds: Any, store: Any, the_plan: Plan, **kwargs: Any) -> None:
     then each planned array's grid is made rectilinear, and an array whose chunks are
     copied takes the input's codecs, fill value and chunk keys (an array copied whole,
     the input's grid too)."""
-    import dask.array as da
-
     stand_in = ds.copy(deep=False)
     for name, var in stand_in.variables.items():
         if name in the_plan.layouts:
-            regular = tuple(max(max(c, default=1), 1) for c in var.chunks)
-            var.data = da.empty(var.shape, chunks=regular, dtype=var.dtype)
+            var.data = empty_stand_in(var)
     stand_in.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
+
+    def edit(name: Hashable) -> Callable[[dict[str, Any]], None]:
+        each, source = the_plan.layouts[name], the_plan.sources.get(name)
+
+        def made_rectilinear(doc: dict[str, Any]) -> None:
+            if source is not None:
+                for k in ("codecs", "fill_value", "chunk_key_encoding", "data_type"):
+                    doc[k] = source[k]
+            if each is None:  # copied whole
+                doc["chunk_grid"] = source["chunk_grid"]  # type: ignore[index]
+            else:
+                doc["chunk_grid"] = rectilinear_grid(each.declared)
+
+        return made_rectilinear
+
+    rewrite_documents(store, {name: edit(name) for name in the_plan.layouts})
+
+
+def empty_stand_in(var: Any) -> Any:
+    """An empty dask array of ``var``'s shape and dtype on a regular grid of its largest
+    blocks: what xarray writes an array's metadata from (zarr wants a regular grid), with
+    nothing to compute, before its grid is made rectilinear."""
+    import dask.array as da
+
+    regular = tuple(max(max(c, default=1), 1) for c in var.chunks)
+    return da.empty(var.shape, chunks=regular, dtype=var.dtype)
+
+
+def rewrite_documents(
+    store: Any, edits: Mapping[Hashable, Callable[[dict[str, Any]], None]]
+) -> None:
+    """Edit, in place, the zarr v3 array document of each array named in ``edits`` (the
+    root array for an empty name), and write them back into ``store``."""
     documents = []
-    for name, each in the_plan.layouts.items():
+    for name, edit in edits.items():
         key = _key(name, "zarr.json")
         doc = json.loads(get_document(store, key) or b"{}")
-        source = the_plan.sources.get(name)
-        if source is not None:
-            for k in ("codecs", "fill_value", "chunk_key_encoding", "data_type"):
-                doc[k] = source[k]
-        doc["chunk_grid"] = (
-            source["chunk_grid"] if each is None and source else rectilinear_grid(each.declared)  # type: ignore[union-attr]
-        )
+        edit(doc)
         documents.append((key, json.dumps(doc, indent=2).encode()))
     put_documents(store, documents)
 
