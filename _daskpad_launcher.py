@@ -29,34 +29,83 @@ class _Terminated(BaseException):
     """SIGTERM arrived before the command installed its own handler."""
 
 
-def _terminate(signum: int, frame: Any) -> None:
-    raise _Terminated
+#: the signals that arrived while the launcher answered them, in order
+_arrived: list[int] = []
+
+
+def _stop(signum: int, frame: Any) -> None:
+    """Remember the signal, then raise what it raises. The record is what counts: an
+    exception raised while Python runs a callback it cannot propagate from (a weak
+    reference's, as the import system's module locks use) is printed and dropped, and the
+    import goes on."""
+    _arrived.append(signum)
+    if signum == signal.SIGTERM:
+        raise _Terminated
+    raise KeyboardInterrupt
 
 
 def launch(load: Callable[[], Callable[[], int]]) -> int:
     """Import the command with ``load()`` (which returns its ``main``) and run it, answering
     SIGINT and SIGTERM from the first moment; returns the exit status.
 
-    SIGINT raises KeyboardInterrupt (Python's own handler, left in place, or left ignored
-    in a background job); SIGTERM, unless something set it otherwise, raises here too.
-    While the command runs it answers both itself; what escapes it before or after is
-    answered here with the same line.
+    SIGINT raises KeyboardInterrupt (unless it is ignored, as in a background job, where it
+    stays ignored); SIGTERM, unless something set it otherwise, raises here too. Either is
+    also remembered, so that one arriving while the command is imported stops it even where
+    its exception was dropped. While the command runs it answers both itself; what escapes
+    it before or after is answered here with the same line.
     """
+    _answer_signals()
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(previous_hook)
     try:
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, _terminate)
-    except ValueError:  # not the main thread: signals are not ours to change
-        pass
+        command = load()
+    except BaseException as error:
+        if not _arrived and not isinstance(error, KeyboardInterrupt):
+            raise
+        return _stopped(_arrived[0] if _arrived else signal.SIGINT)
+    finally:
+        sys.unraisablehook = previous_hook
+    if _arrived:  # its exception was dropped, and the import went on
+        return _stopped(_arrived[0])
     try:
-        status = load()()
+        status = command()
     except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        status = 130
+        return _stopped(signal.SIGINT)
     except _Terminated:
-        print(TERMINATED, file=sys.stderr)
-        status = 143
+        return _stopped(signal.SIGTERM)
     _exit_on_signal(status)
     return status
+
+
+def _stopped(signum: int) -> int:
+    """Say that the signal ``signum`` stopped the command; returns the exit status."""
+    terminated = signum == signal.SIGTERM
+    print(TERMINATED if terminated else INTERRUPTED, file=sys.stderr)
+    status = 143 if terminated else 130
+    _exit_on_signal(status)
+    return status
+
+
+def _unraisable(previous: Callable[[Any], object]) -> Callable[[Any], None]:
+    """Python's hook for exceptions it cannot raise, silent for those of :func:`_stop`
+    (remembered already, and answered by the one line)."""
+
+    def hook(unraisable: Any) -> None:
+        if not (_arrived and issubclass(unraisable.exc_type, (KeyboardInterrupt, _Terminated))):
+            previous(unraisable)
+
+    return hook
+
+
+def _answer_signals() -> None:
+    """Put :func:`_stop` in place of Python's own SIGINT handler and of SIGTERM's default."""
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    try:
+        for signum, default in defaults.items():
+            if signal.getsignal(signum) == default:
+                signal.signal(signum, _stop)
+    except ValueError:  # not the main thread: signals are not ours to change
+        pass
 
 
 def _exit_on_signal(status: int) -> None:

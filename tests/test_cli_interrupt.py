@@ -187,6 +187,30 @@ def test_a_signal_during_the_imports_says_one_line(sig, tmp_path):
     _assert_stopped(proc, sig, dst, old)
 
 
+#: an import during which the signal arrives while Python runs a weak reference's callback
+#: (as the import system's module locks have): the exception its handler raises there is
+#: dropped, and the import goes on
+_DROPPED = """
+import signal, sys, weakref
+import _daskpad_launcher
+class Held: pass
+def load():
+    held = Held()
+    ref = weakref.ref(held, lambda _: signal.raise_signal(signal.{sig}))
+    del held
+    return lambda: print("the command ran") or 0
+sys.exit(_daskpad_launcher.launch(load))
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_whose_exception_python_drops_still_stops_the_command(sig):
+    code = _DROPPED.format(sig=signal.Signals(sig).name)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    status, line = STOPPED[sig]
+    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (status, "", [line])
+
+
 @linux
 @pytest.mark.slow
 @pytest.mark.cluster
