@@ -547,8 +547,9 @@ def test_ctrl_c_stops_the_copies(many_chunks, tmp_path, monkeypatch, capsys):
     count = itertools.count()  # (one thread draws each number: one signal)
 
     def interrupting(a: str, b: str) -> None:
-        if next(count) == 3:  # Ctrl-C while copies are under way
-            os.kill(os.getpid(), signal.SIGINT)  # (Python raises it in the main thread)
+        if next(count) == 3:  # Ctrl-C while copies are under way, received by this
+            # copy thread: Python's handler runs in the main thread once it next looks
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
         copies(a, b)
 
     monkeypatch.setattr(copying, "copy_file", interrupting)

@@ -31,6 +31,8 @@ from daskpad._compat.libraries import (
 #: objects copied per request batch in an object store, and threads copying
 BATCH = 64
 THREADS = 4
+#: seconds between the looks of a thread waiting for the copies at signals that arrived
+WAKE = 0.1
 
 
 class Copier:
@@ -146,20 +148,22 @@ def copying_in_background(
     nothing is written after the block."""
     stop = threading.Event()
     share = max(1, -(-len(pairs) // THREADS))
-    with ThreadPoolExecutor(THREADS, thread_name_prefix="daskpad-copy") as pool:
-        futures: list[Future[None]] = [
-            pool.submit(copier.copy, pairs[i : i + share], stop, done)
-            for i in range(0, len(pairs), share)
-        ]
+    futures: list[Future[None]] = []
 
-        def finish() -> None:
-            first = wait(futures, return_when=FIRST_EXCEPTION)
+    def finish() -> None:
+        # waits of a moment each: a signal another thread received is acted on (its
+        # Python handler run in this thread) within one, not once the copies end
+        while True:
+            first = wait(futures, timeout=WAKE, return_when=FIRST_EXCEPTION)
             for f in first.done:
                 f.result()  # (the first error, raised)
-            for f in futures:
-                f.result()
+            if not first.not_done:
+                return
 
-        try:
+    with ThreadPoolExecutor(THREADS, thread_name_prefix="daskpad-copy") as pool:
+        try:  # (a signal while the copies are handed out stops those already started)
+            for i in range(0, len(pairs), share):
+                futures.append(pool.submit(copier.copy, pairs[i : i + share], stop, done))
             yield finish
             finish()
         finally:
