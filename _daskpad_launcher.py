@@ -17,8 +17,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # (typing is not imported: a signal while importing it would be lost)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 #: what the command says when stopped before it has written anything
 INTERRUPTED = "daskpad: interrupted; nothing was written to DST"

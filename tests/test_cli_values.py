@@ -296,6 +296,49 @@ def test_values_the_encoding_cannot_hold_are_refused(options, words, sources, tm
 
 
 @WRITES
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        (["--constant-value", "1"], "a time that 'days since 2000-01-01' in int64 cannot"),
+        (["--constant-value", "86400000000000"], None),  # 1970-01-02: a whole day
+    ],
+)
+def test_a_time_constant_the_units_cannot_hold_is_refused(options, why, sources, tmp_path, capsys):
+    """``when`` is stored as whole days (int64): a constant of 1 (ns since the epoch, as
+    --help says) is refused in one line, with no warning before it; a whole day is not."""
+    dst = tmp_path / "out.zarr"
+    args = ["pad", str(sources["zarr3"]), str(dst), "--width", "time=1", "--var", "when"]
+    status = main([*args, "--mode", "constant", *options])
+    err = capsys.readouterr().err
+    if why is None:
+        assert status == 0, err
+        day = np.datetime64("1970-01-02", "ns")
+        assert (xr.open_zarr(dst).when.values[[0, -1]] == day).all()
+        return
+    assert status == 2
+    assert err.startswith("daskpad: error:") and err.count("\n") == 1, err
+    assert "variable 'when': a padded value cannot be stored" in err and why in err, err
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_value_out_of_the_packed_range_says_the_range():
+    from daskpad.xarray.stored import _encode
+
+    encoding = {"dtype": "int16", "scale_factor": 1e-4, "_FillValue": -32767}
+    with pytest.raises(ValueError, match=r"1000000 is outside what int16 holds \(values from "):
+        _encode(np.array([1e6]), variable="tp", encoding=encoding)
+
+
+def test_nat_without_a_fill_value_in_int32_is_refused_as_missing():
+    """(int64 stores NaT as its smallest value; int32 has no room for it.)"""
+    from daskpad.xarray.stored import _encode
+
+    encoding = {"dtype": "int32", "units": "hours since 2020-01-01"}
+    with pytest.raises(ValueError, match="no _FillValue to store a missing value"):
+        _encode(np.array(["NaT"], "datetime64[ns]"), variable="vt", encoding=encoding)
+
+
+@WRITES
 def test_a_run_on_workers_writes_the_same(runs, sources, tmp_path):
     """The same values through ``--workers 2`` (process workers)."""
     dst = tmp_path / "w.zarr"

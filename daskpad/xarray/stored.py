@@ -26,12 +26,14 @@ decoded and encoded: the interior chunks pass through untouched.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import dask.array as da
 import numpy as np
+import pandas as pd
 import xarray as xr
 from xarray.conventions import decode_cf_variable, encode_cf_variable
 
@@ -214,7 +216,9 @@ def _stored_variable(
         )
     encoding = _encoding_of(dec, promoted)
     if probes is not None:  # constants and ramp ends, checked before anything is computed
-        _encode(probes, variable=name, encoding=encoding)
+        with warnings.catch_warnings():  # (what xarray warns of here is refused, or fine)
+            warnings.simplefilter("ignore")
+            _encode(probes, variable=name, encoding=encoding)
     # a new dtype drops what describes the old one: its zarr serializer, filters and fill
     keep = {k: v for k, v in raw.encoding.items() if not (promoted and k in _DTYPE_ENCODING)}
     attrs = {k: v for k, v in raw.attrs.items() if not (promoted and k == "_Unsigned")}
@@ -350,7 +354,8 @@ def _encode(values: np.ndarray, *, variable: Hashable, encoding: Mapping[str, An
         flat = np.concatenate([first.astype(values.dtype), values.ravel()])
         var = xr.Variable(("d",), flat, encoding=coding)
     try:
-        enc = encode_cf_variable(var, name=variable)
+        with np.errstate(all="ignore"):  # (a value cast out of range is refused below)
+            enc = encode_cf_variable(var, name=variable)
         # read back as DST's attributes say: the encoding's units (xarray may have chosen
         # others, which DST would not say) and _Unsigned (which xarray 2026.9 leaves out)
         said = {k: encoding[k] for k in ("units", "calendar", "_Unsigned") if k in encoding}
@@ -363,22 +368,48 @@ def _encode(values: np.ndarray, *, variable: Hashable, encoding: Mapping[str, An
         with np.errstate(all="ignore"):
             back = decode_cf_variable(variable, enc).values
     except (ValueError, OverflowError) as e:
-        raise ValueError(_cannot_hold(variable, encoding, f"{e}")) from None
+        why = f"{e}"
+        if values.dtype.kind in "mM":  # (xarray's advice on decoding does not apply)
+            units = encoding.get("units")
+            why = f"a time that {units!r} in {target or 'its dtype'} cannot express"
+        raise ValueError(_cannot_hold(variable, encoding, why)) from None
     stored = np.asarray(enc.values)[lead:].reshape(values.shape)
     back = np.asarray(back)[lead:].reshape(values.shape)
     bad = _differs(np.asarray(values), stored, back, encoding)
     if bad is not None:
         was, made, read = (_plain(np.asarray(a).flat[bad]) for a in (values, stored, back))
         why = f"{was} is stored as {made}, which reads {read}"
-        if values.dtype.kind in "mM":
+        missing = pd.isna(np.asarray(values).flat[bad])
+        if values.dtype.kind in "mM" and not missing:
             why = f"{was} is not a whole number of its units ({encoding.get('units')})"
-        if was == "nan" and encoding.get("_FillValue") is None:
+        outside = _outside_range(np.asarray(values).flat[bad], stored.dtype, encoding)
+        if outside is not None and not missing:
+            why = f"{was} {outside}"
+        if missing and encoding.get("_FillValue") is None:
             why = (
                 "it has no _FillValue to store a missing value (NaN) in: give "
                 "constant_values, or a mode that copies"
             )
         raise ValueError(_cannot_hold(variable, encoding, why))
     return stored
+
+
+def _outside_range(value: Any, stored: np.dtype, encoding: Mapping[str, Any]) -> str | None:
+    """Why ``value`` (decoded) is out of what integers of ``stored`` can hold once packed
+    with ``encoding``, or None where it is not."""
+    if stored.kind not in "iu" or np.asarray(value).dtype.kind not in "iuf":
+        return None
+    if str(encoding.get("_Unsigned", "false")).lower() == "true" and stored.kind == "i":
+        stored = np.dtype(f"u{stored.itemsize}")
+    scale = float(encoding.get("scale_factor", 1.0))
+    offset = float(encoding.get("add_offset", 0.0))
+    info = np.iinfo(stored)
+    with np.errstate(all="ignore"):
+        packed = (float(value) - offset) / scale
+    if info.min - 0.5 <= packed <= info.max + 0.5:
+        return None
+    low, high = sorted((info.min * scale + offset, info.max * scale + offset))
+    return f"is outside what {stored} holds (values from {low:g} to {high:g})"
 
 
 def _epoch(encoding: Mapping[str, Any]) -> np.ndarray:
@@ -396,7 +427,11 @@ def _differs(
     few units in the last place in floats, and missing exactly where it was missing."""
     if values.size == 0:
         return None
-    if values.dtype.kind in "mM" or back.dtype.kind in "mM":
+    if values.dtype.kind in "mM":
+        try:  # (read back as cftime objects where the units reach past numpy's range)
+            back = back.astype(values.dtype)
+        except (TypeError, ValueError, OverflowError):
+            return 0
         same = (values == back) | (np.isnat(values) & np.isnat(back))
     elif values.dtype.kind in "fc" or back.dtype.kind in "fc":
         v = values.astype(np.float64)
@@ -458,9 +493,11 @@ def _probes(
         elif each == "linear_ramp":
             given = _given(kwargs.get("end_values"), name, dim)
             found += _flat(0 if given is None else given)
-    if not found or new.dtype.kind not in "iufc":
+    if not found or new.dtype.kind not in "iufcmM":
         return None
     with np.errstate(all="ignore"):
+        if new.dtype.kind in "mM":  # (numbers count the dtype's units; NaN is NaT)
+            return np.asarray(np.asarray(found).astype(new.dtype))
         return np.asarray(np.asarray(found, dtype=np.float64).astype(new.dtype))
 
 
