@@ -159,6 +159,27 @@ def chunk_key_encoder(document: Mapping[str, Any]) -> Callable[[tuple[int, ...]]
     )
 
 
+def v3_document_of_v2(zarray: Mapping[str, Any]) -> dict[str, Any]:
+    """The zarr v3 array document that reads the chunk objects of the zarr v2 array whose
+    ``.zarray`` document is ``zarray``, as zarr's own migration writes it
+    (``zarr.metadata.migrate_v3``: the v2 chunk keys, a ``bytes`` codec of the dtype's
+    byte order, the compressor as its v3 codec), with a concrete fill value: v2's, or
+    where v2's is null what zarr reads a missing chunk as (the dtype's default). Raises
+    ValueError or TypeError where zarr has no such document."""
+    import dataclasses
+    import json
+
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.core.metadata.v2 import ArrayV2Metadata
+    from zarr.metadata.migrate_v3 import _convert_array_metadata
+
+    v2 = ArrayV2Metadata.from_dict(dict(zarray))
+    if v2.fill_value is None:  # (zarr.core.chunk_utils.fill_value_or_default)
+        v2 = dataclasses.replace(v2, fill_value=cast("Any", v2.dtype.default_scalar()))
+    v3 = _convert_array_metadata(v2).to_buffer_dict(default_buffer_prototype())
+    return cast("dict[str, Any]", json.loads(v3["zarr.json"].to_bytes()))
+
+
 def zarr_encoded(
     block: Any, dims: Sequence[Hashable], encoding: Mapping[str, Any], name: Hashable
 ) -> Any:

@@ -22,6 +22,7 @@ from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes
 from daskpad.store.copying import Copier
 from daskpad.store.locations import Location
 from daskpad.store.rectilinear import Plan, RectilinearUnsupported, check_support, plan, write
+from daskpad.store.sources import ShardsMisfit
 
 
 def rectilinear(args: argparse.Namespace) -> bool:
@@ -74,20 +75,25 @@ def plan_for(
             "the regular grid, or store it as a variable of a group)"
         )
     store = source_store(src, kind)
-    return plan(padded, ds, widths, store), store
+    try:
+        return plan(padded, ds, widths, store), store
+    except ShardsMisfit as e:
+        raise CliError(f"--chunk-grid rectilinear: {e}") from None
 
 
 def described(the_plan: Plan) -> str:
-    """Per array on a rectilinear grid, the chunks copied as bytes and those computed."""
+    """Per array on a rectilinear grid, the chunks copied as bytes and those computed (and
+    why every chunk is, or what the copied objects are, where that needs saying)."""
     lines = ["chunks, per array (copied: stored bytes of SRC; computed: written anew):"]
     width = max((len(str(n)) for n in the_plan.layouts), default=0)
     for name, each in the_plan.layouts.items():
+        note = the_plan.notes.get(name)
         if each is None:
-            said = "copied whole (not padded; SRC's grid)"
+            said = f"copied whole (not padded; SRC's grid{f'; {note}' if note else ''})"
         else:
-            said = f"{each.ncopied} copied, {each.ncomputed} computed; chunks " + " x ".join(
-                f"({_runs(c)})" for c in each.chunks
-            )
+            chunks = " x ".join(f"({_runs(c)})" for c in each.chunks)
+            said = f"{each.ncopied} copied, {each.ncomputed} computed"
+            said += f" ({note}); chunks {chunks}" if note else f"; chunks {chunks}"
         lines.append(f"  {name!s:<{width}}  {said}")
     total = f"{len(the_plan.pairs)} objects, {fmt_bytes(the_plan.nbytes)}"
     lines.append(f"  copied as stored bytes in all: {total}")

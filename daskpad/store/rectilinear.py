@@ -3,23 +3,26 @@ copied as stored bytes, only the pads (and the input's partial last chunks) comp
 
 Each padded array's grid is :func:`daskpad.store.grids.layout`'s: along every axis the pad
 before, the input's chunks, the pad after, so that each whole input chunk is an output
-chunk under a shifted index. Where the input is a zarr v3 array (unsharded, its dtype
-kept) those chunks are copied as objects (:mod:`daskpad.store.copying`), while the pads are
-computed; arrays that are not padded are copied whole, their grid unchanged. Every other
-chunk (pads, partial chunks, arrays of a netCDF or zarr v2 input, arrays whose dtype the
-padding changed) is computed from the padded dask array, one task per chunk, each chunk
-written whole, once.
+chunk under a shifted index. Where a zarr v3 document reads the input's chunk objects as
+stored (a zarr v3 array, its shards where sharded, or a zarr v2 array under zarr v3 keys:
+:mod:`daskpad.store.sources`) and the padding keeps its dtype, those objects are copied
+(:mod:`daskpad.store.copying`), while the pads are computed; arrays that are not padded
+are copied whole, their grid unchanged. Every other chunk (pads, partial chunks, arrays
+of a netCDF input or that no v3 codec reads as stored, arrays whose dtype the padding
+changed) is computed from the padded dask array, one task per chunk, each chunk written
+whole, once.
 
 The metadata is xarray's (what the regular path writes: attributes, dimension names,
 fill values), then each dask-backed array's grid is made rectilinear and, where its chunks
-are copied, its codecs, fill value and chunk keys are the input's, so that the copied
-bytes read as they did. zarr reads rectilinear grids only with its flag
-``array.rectilinear_chunks`` on (zarr-python 3.2 or newer): daskpad turns it on while it
-writes, and readers need it too.
+are copied, its codecs, fill value and data type are those reading the input's objects,
+its chunk keys zarr v3's default encoding, so that the copied bytes read as they did.
+zarr reads rectilinear grids only with its flag ``array.rectilinear_chunks`` on
+(zarr-python 3.2 or newer): daskpad turns it on while it writes, and readers need it too.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +42,15 @@ from daskpad.core.regrid import regrid
 from daskpad.store.consolidation import consolidate
 from daskpad.store.copying import Copier, copying_in_background, stored_sizes
 from daskpad.store.grids import Layout, layout
+from daskpad.store.sources import (
+    ShardsMisfit,
+    copied_note,
+    shards_misfit,
+    stored_array,
+    target_document,
+    why_computed,
+)
+from daskpad.store.sources import key as _key
 
 
 class RectilinearUnsupported(ValueError):
@@ -63,6 +75,7 @@ class Plan:
     pairs: list[tuple[str, str]] = field(default_factory=list)
     nbytes: int = 0
     sources: dict[Hashable, dict[str, Any]] = field(default_factory=dict)  # copied: SRC doc
+    notes: dict[Hashable, str] = field(default_factory=dict)  # per array, in words
 
     def copied_chunks(self, name: Hashable) -> int:
         each = self.layouts.get(name)
@@ -71,36 +84,6 @@ class Plan:
     def computed_chunks(self, name: Hashable) -> int:
         each = self.layouts.get(name)
         return each.ncomputed if each is not None else 0
-
-
-def _key(name: Hashable, rest: str) -> str:
-    return f"{name}/{rest}" if str(name) else rest
-
-
-def source_document(src: Any, name: Hashable) -> dict[str, Any] | None:
-    """The zarr v3 array document of ``name`` in the store ``src``, or None."""
-    if src is None:
-        return None
-    raw = get_document(src, _key(name, "zarr.json"))
-    if raw is None:
-        return None
-    doc = json.loads(raw)
-    return doc if doc.get("node_type") == "array" else None
-
-
-def copies_bytes(doc: dict[str, Any] | None, var: Any, shape: tuple[int, ...]) -> bool:
-    """Whether ``var``'s whole input chunks can be copied from the array ``doc`` describes:
-    a zarr v3 array of ``shape`` on a regular grid, unsharded, of ``var``'s dtype."""
-    if doc is None or doc.get("zarr_format") != 3 or tuple(doc.get("shape", ())) != shape:
-        return False
-    if doc.get("chunk_grid", {}).get("name") != "regular":
-        return False
-    if any(c.get("name") == "sharding_indexed" for c in doc.get("codecs", [])):
-        return False
-    try:
-        return bool(np.dtype(doc["data_type"]) == var.dtype)
-    except (TypeError, KeyError):
-        return False
 
 
 def plan(
@@ -118,14 +101,21 @@ def plan(
             continue  # written by xarray with the metadata
         before = inputs.variables[name]
         widths = [pads.get(d, (0, 0)) for d in var.dims]
-        doc = source_document(src, name)
-        copied = copies_bytes(doc, var, tuple(before.shape))  # (no doc without src)
+        doc, why = stored_array(src, name)
+        why = why or why_computed(doc, var, tuple(before.shape))
+        copied = why is None
+        note = why if doc is None or why else copied_note(doc)
+        if note:
+            out.notes[name] = note
         if copied and not any(w != (0, 0) for w in widths):
             out.whole.append(name)
             out.layouts[name] = None
             out.sources[name] = doc  # type: ignore[assignment]
             continue
         if copied:
+            misfit = shards_misfit(name, doc, var.dims, widths)  # type: ignore[arg-type]
+            if misfit:
+                raise ShardsMisfit(misfit)
             stored = doc["chunk_grid"]["configuration"]["chunk_shape"]  # type: ignore[index]
             sizes: list[Any] = [int(c) for c in stored]
         else:
@@ -143,15 +133,18 @@ def _pairs(out: Plan, src: Any) -> None:
     for name, doc in out.sources.items():
         present = stored_sizes(src, _key(name, ""))
         each = out.layouts[name]
-        encode = chunk_key_encoder(doc)
-        if each is None:
-            found = [(k, k) for k in present if not k.endswith("zarr.json")]
+        read, written = chunk_key_encoder(doc), chunk_key_encoder(target_document(doc))
+        if each is None:  # every chunk, at its own index
+            grid = doc["chunk_grid"]["configuration"]["chunk_shape"]
+            counts = (range(-(-int(n) // int(c))) for n, c in zip(doc["shape"], grid))
+            indices: Any = ((i, i) for i in itertools.product(*counts))
         else:
-            found = []
-            for a, b in each.copied_chunks():
-                key = _key(name, encode(a))
-                if key in present:
-                    found.append((key, _key(name, encode(b))))
+            indices = each.copied_chunks()
+        found = []
+        for a, b in indices:
+            key = _key(name, read(a))
+            if key in present:
+                found.append((key, _key(name, written(b))))
         out.pairs += found
         out.nbytes += sum(present[a] or 0 for a, _ in found)
 
@@ -159,8 +152,8 @@ def _pairs(out: Plan, src: Any) -> None:
 def write_metadata(ds: Any, store: Any, the_plan: Plan, **kwargs: Any) -> None:
     """xarray writes the metadata of ``ds`` (and its in-memory variables) into ``store``;
     then each planned array's grid is made rectilinear, and an array whose chunks are
-    copied takes the input's codecs, fill value and chunk keys (an array copied whole,
-    the input's grid too)."""
+    copied takes the codecs, fill value and data type reading the input's objects, its
+    chunk keys zarr v3's default encoding (an array copied whole, the input's grid too)."""
     stand_in = ds.copy(deep=False)
     for name, var in stand_in.variables.items():
         if name in the_plan.layouts:
@@ -172,8 +165,9 @@ def write_metadata(ds: Any, store: Any, the_plan: Plan, **kwargs: Any) -> None:
 
         def made_rectilinear(doc: dict[str, Any]) -> None:
             if source is not None:
+                target = target_document(source)
                 for k in ("codecs", "fill_value", "chunk_key_encoding", "data_type"):
-                    doc[k] = source[k]
+                    doc[k] = target[k]
             if each is None:  # copied whole
                 doc["chunk_grid"] = source["chunk_grid"]  # type: ignore[index]
             else:
