@@ -64,7 +64,9 @@ def _output_options(pad: argparse.ArgumentParser) -> None:
         "--chunk-grid",
         choices=("regular", "rectilinear"),
         default="regular",
-        help="regular (default): DST's chunks all one size per dimension. rectilinear: along "
+        help="regular (default): DST's chunks all one size per dimension (SRC's zarr v3 "
+        "chunks copied as stored bytes where the pads keep them whole: each before-width a "
+        "whole number of chunks, no pad after a partial last chunk). rectilinear: along "
         "each padded dimension the pad before, SRC's chunks, the pad after, each a chunk "
         "of its own (zarr v3's rectilinear chunk grid), so that SRC's whole chunks are "
         "copied as stored bytes (file copies, or copies within the object store) and only "
