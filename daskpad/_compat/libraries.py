@@ -140,6 +140,11 @@ def rectilinear_grid(chunks: Sequence[Sequence[int]]) -> dict[str, Any]:
     }
 
 
+def regular_grid(chunk_shape: Sequence[int]) -> dict[str, Any]:
+    """The zarr v3 ``chunk_grid`` document of a regular grid of ``chunk_shape``."""
+    return {"name": "regular", "configuration": {"chunk_shape": [int(c) for c in chunk_shape]}}
+
+
 def enable_rectilinear_grids() -> None:
     """Turn zarr's rectilinear chunk grids on in this process for good (a cluster's
     workers, which read and write arrays on such grids)."""

@@ -251,8 +251,10 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
     src, kind, ds, padded, _ = _open_and_pad(
         args, check=lambda src: check_destination(src, dst, args.overwrite)
     )
-    rect = plan_for(src, kind, ds, padded, parse_widths(args.width)) if rectilinear(args) else None
-    # (on rectilinear grids each chunk is written by one task, holding that chunk's input)
+    fmt = _zarr_format(args, src, kind)
+    # SRC's chunks copied as bytes (on rectilinear grids, or regular ones that keep them
+    # whole), or None; each other chunk is then written by one task, holding its input
+    rect = plan_for(args, src, kind, ds, padded, parse_widths(args.width), fmt)
     tiling = plan_tiles(padded, parse_widths(args.width), 2**62 if rect else memory)
     how = (
         ""
@@ -264,10 +266,7 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
         rc = _info(args)
         if rect is not None:
             print(described(rect[0]))
-        print(
-            f"would write {dst} (zarr v{_zarr_format(args, src, kind)}){how}; "
-            "--dry-run wrote nothing"
-        )
+        print(f"would write {dst} (zarr v{fmt}){how}; --dry-run wrote nothing")
         return rc
     if how:
         print(f"writing {dst}{how}")
@@ -282,7 +281,6 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
             f"daskpad: note: {stale} is left from an interrupted run; delete it", file=sys.stderr
         )
 
-    fmt = _zarr_format(args, src, kind)
     same = kind == "zarr" and fmt == zarr_format_of(src)
     out = prepare_for_zarr(padded, same_format=same)
     replacing = not dst.is_empty()  # (checked: only with --overwrite, and a zarr store)

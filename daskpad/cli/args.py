@@ -64,14 +64,14 @@ def _output_options(pad: argparse.ArgumentParser) -> None:
         "--chunk-grid",
         choices=("regular", "rectilinear"),
         default="regular",
-        help="regular (default): DST's chunks all one size per dimension. rectilinear: along "
-        "each padded dimension the pad before, SRC's chunks, the pad after, each a chunk "
-        "of its own (zarr v3's rectilinear chunk grid), so that SRC's whole chunks are "
-        "copied as stored bytes (file copies, or copies within the object store) and only "
-        "the pads are computed: much faster on large stores. Needs zarr-python 3.2 or "
-        "newer (Python 3.12); other readers need it too, with "
-        "ZARR_ARRAY__RECTILINEAR_CHUNKS=True in their environment (with consolidated "
-        "metadata, a reader without it opens no variable at all)",
+        help="regular (default): DST's chunks all one size per dimension (SRC's zarr v3 "
+        "chunks copied as stored bytes where they stay whole: see docs/cli.md). rectilinear: "
+        "along each padded dimension the pad before, SRC's chunks, the pad after, each a chunk "
+        "of its own (zarr v3's rectilinear chunk grid), so that SRC's whole chunks are copied "
+        "as stored bytes (file copies, or copies within the object store) and only the pads "
+        "are computed: much faster on large stores. Needs zarr-python 3.2 or newer (Python "
+        "3.12); other readers need it too, with ZARR_ARRAY__RECTILINEAR_CHUNKS=True in their "
+        "environment (with consolidated metadata, a reader without it opens no variable at all)",
     )
     out.add_argument(
         "--dry-run", action="store_true", help="show what would be written; compute nothing"

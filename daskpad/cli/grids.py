@@ -1,6 +1,7 @@
 """``daskpad pad --chunk-grid rectilinear``: DST on zarr's rectilinear chunk grid, SRC's
 whole chunks copied as stored bytes, only the pads computed
-(:mod:`daskpad.store.rectilinear`)."""
+(:mod:`daskpad.store.rectilinear`); and the same on the regular grid, where it keeps SRC's
+chunks whole (each before-pad a whole number of chunks, no pad after a partial last one)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from daskpad._compat.libraries import (
     rectilinear_grids,
     rectilinear_support,
 )
-from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes
+from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes, zarr_format_of
 from daskpad.store.copying import Copier
 from daskpad.store.locations import Location
 from daskpad.store.rectilinear import Plan, RectilinearUnsupported, check_support, plan, write
@@ -66,25 +67,41 @@ def source_store(src: Location, kind: str) -> Any:
 
 
 def plan_for(
-    src: Location, kind: str, ds: Any, padded: Any, widths: Mapping[Any, tuple[int, int]]
-) -> tuple[Plan, Any]:
-    """The rectilinear write of ``padded`` and SRC's store."""
-    if list(ds.variables) == [ARRAY_VARIABLE]:
+    args: argparse.Namespace,
+    src: Location,
+    kind: str,
+    ds: Any,
+    padded: Any,
+    widths: Mapping[Any, tuple[int, int]],
+    fmt: int,
+) -> tuple[Plan, Any] | None:
+    """The write of ``padded`` that copies SRC's chunks as bytes, and SRC's store: on
+    rectilinear grids where ``args`` ask for them, else on the regular grids the regular
+    path writes where those keep SRC's chunks whole (SRC and DST zarr v3, a dataset);
+    None where the regular path writes as it does."""
+    bare = list(ds.variables) == [ARRAY_VARIABLE]
+    if rectilinear(args) and bare:
         raise CliError(
             "--chunk-grid rectilinear writes datasets; SRC is a bare zarr array (write it with "
             "the regular grid, or store it as a variable of a group)"
         )
+    if not rectilinear(args) and (bare or kind != "zarr" or fmt != 3 or zarr_format_of(src) != 3):
+        return None
     store = source_store(src, kind)
     try:
-        return plan(padded, ds, widths, store), store
+        the_plan = plan(
+            padded, ds, widths, store, "rectilinear" if rectilinear(args) else "regular"
+        )
     except ShardsMisfit as e:
         raise CliError(f"--chunk-grid rectilinear: {e}") from None
+    return None if the_plan is None else (the_plan, store)
 
 
 def described(the_plan: Plan) -> str:
-    """Per array on a rectilinear grid, the chunks copied as bytes and those computed (and
-    why every chunk is, or what the copied objects are, where that needs saying)."""
-    lines = ["chunks, per array (copied: stored bytes of SRC; computed: written anew):"]
+    """Per array, the chunks copied as bytes and those computed (and why every chunk is,
+    or what the copied objects are, where that needs saying)."""
+    grid = " of DST's regular grid" if the_plan.grid == "regular" else ""
+    lines = [f"chunks{grid}, per array (copied: stored bytes of SRC; computed: written anew):"]
     width = max((len(str(n)) for n in the_plan.layouts), default=0)
     for name, each in the_plan.layouts.items():
         note = the_plan.notes.get(name)

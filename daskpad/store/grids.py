@@ -9,6 +9,10 @@ full chunk size on a regular grid: where no pad follows it, the output's last ch
 that axis is declared at that full size too, past the array's end (as zarr allows, and
 reads clipped), and its bytes are copied as well; where a pad follows, it is computed.
 
+Where each before-pad is a whole number of the input's chunks and no pad follows a partial
+last chunk, that grid is a regular one (:attr:`Layout.regular`): zarr's regular grid then
+keeps the input's chunks whole too.
+
 Plain Python: :mod:`daskpad.store.rectilinear` writes what this plans.
 """
 
@@ -53,6 +57,17 @@ class Layout:
         return tuple(
             (*cs[:-1], cs[-1] + extra) if extra else cs for cs, extra in zip(self.chunks, extras)
         )
+
+    @property
+    def regular(self) -> tuple[int, ...] | None:
+        """The chunk shape of the zarr regular grid the :attr:`declared` sizes make (along
+        each axis one size, the last chunk no larger), or None where they make none."""
+        shape = []
+        for sizes in self.declared:
+            if any(s != sizes[0] for s in sizes[:-1]) or sizes[-1] > sizes[0]:
+                return None
+            shape.append(sizes[0])
+        return tuple(shape)
 
     @property
     def shape(self) -> tuple[int, ...]:

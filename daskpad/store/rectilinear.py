@@ -1,5 +1,6 @@
 """Writing a padded dataset on zarr's rectilinear chunk grid: the input's whole chunks
-copied as stored bytes, only the pads (and the input's partial last chunks) computed.
+copied as stored bytes, only the pads (and the input's partial last chunks) computed; and
+the same on zarr's regular grid, where that grid keeps the input's chunks whole.
 
 Each padded array's grid is :func:`daskpad.store.grids.layout`'s: along every axis the pad
 before, the input's chunks, the pad after, so that each whole input chunk is an output
@@ -18,10 +19,17 @@ are copied, its codecs, fill value and data type are those reading the input's o
 its chunk keys zarr v3's default encoding, so that the copied bytes read as they did.
 zarr reads rectilinear grids only with its flag ``array.rectilinear_chunks`` on
 (zarr-python 3.2 or newer): daskpad turns it on while it writes, and readers need it too.
+
+Where every array's grid is regular (:attr:`daskpad.store.grids.Layout.regular`: each
+before-pad a whole number of the input's chunks, no pad after a partial last chunk) and is
+the grid the regular path stores the padded dask array on, the plan's grid is
+``"regular"``: the same copies and computed chunks, declared on zarr's regular grid, which
+needs no flag and any zarr-python 3.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections.abc import Callable, Hashable, Mapping
@@ -37,6 +45,7 @@ from daskpad._compat.libraries import (
     rectilinear_grid,
     rectilinear_grids,
     rectilinear_support,
+    regular_grid,
 )
 from daskpad.core.regrid import regrid
 from daskpad.store.consolidation import consolidate
@@ -45,6 +54,7 @@ from daskpad.store.grids import Layout, layout
 from daskpad.store.sources import (
     ShardsMisfit,
     copied_note,
+    inner_chunks,
     shards_misfit,
     stored_array,
     target_document,
@@ -66,9 +76,10 @@ def check_support() -> None:
 
 @dataclass
 class Plan:
-    """What writing a dataset on rectilinear grids does, per array: its layout (None for
-    an array copied whole or written by xarray with the metadata), and the objects copied
-    as bytes (``(source key, target key)``) with their total size."""
+    """What writing a dataset on rectilinear grids (or, where :attr:`grid` says so, on
+    regular ones) does, per array: its layout (None for an array copied whole or written
+    by xarray with the metadata), and the objects copied as bytes (``(source key, target
+    key)``) with their total size."""
 
     layouts: dict[Hashable, Layout | None] = field(default_factory=dict)
     whole: list[Hashable] = field(default_factory=list)  # copied whole, grid unchanged
@@ -76,6 +87,7 @@ class Plan:
     nbytes: int = 0
     sources: dict[Hashable, dict[str, Any]] = field(default_factory=dict)  # copied: SRC doc
     notes: dict[Hashable, str] = field(default_factory=dict)  # per array, in words
+    grid: str = "rectilinear"  # or "regular"
 
     def copied_chunks(self, name: Hashable) -> int:
         each = self.layouts.get(name)
@@ -91,10 +103,14 @@ def plan(
     inputs: Any,
     pads: Mapping[Hashable, tuple[int, int]],
     src: Any,
-) -> Plan:
+    grid: str = "rectilinear",
+) -> Plan | None:
     """The rectilinear write of ``padded`` (the padded dataset as stored), padded from
     ``inputs`` (the input dataset as stored, its dask chunks those it was read in) by
-    ``pads`` per dimension; ``src`` is the input's zarr store (None for netCDF)."""
+    ``pads`` per dimension; ``src`` is the input's zarr store (None for netCDF).
+
+    With ``grid="regular"``, the same write on regular grids, or None where it does not
+    fit them (:func:`fits_regular_grids`); SRC is listed only where it does."""
     out = Plan()
     for name, var in padded.variables.items():
         if var.chunks is None or var.ndim == 0:
@@ -114,6 +130,8 @@ def plan(
             continue
         if copied:
             misfit = shards_misfit(name, doc, var.dims, widths)  # type: ignore[arg-type]
+            if misfit and grid == "regular":
+                return None  # (the regular path writes it, as it always has)
             if misfit:
                 raise ShardsMisfit(misfit)
             stored = doc["chunk_grid"]["configuration"]["chunk_shape"]  # type: ignore[index]
@@ -123,8 +141,37 @@ def plan(
         out.layouts[name] = layout(before.shape, sizes, widths, copied)
         if copied and out.layouts[name] is not None:
             out.sources[name] = doc  # type: ignore[assignment]
+    if grid == "regular" and not fits_regular_grids(out, padded):
+        return None
+    out.grid = grid
     _pairs(out, src)
     return out
+
+
+def fits_regular_grids(out: Plan, padded: Any) -> bool:
+    """Whether the arrays of ``out`` stored on regular grids copy some of the input's
+    chunks and are what the regular path stores: each array's grid regular, of its dask
+    chunks in ``padded`` (whose first along each axis is xarray's zarr chunk), the chunk
+    shape of an array whose chunks are copied the input's."""
+    copies = False
+    for name, each in out.layouts.items():
+        var = padded.variables[name]
+        shape = tuple(int(c[0]) for c in var.chunks)
+        source = out.sources.get(name)
+        if source is not None and inner_chunks(source):  # (the regular path writes no shards)
+            return False
+        stored = source["chunk_grid"]["configuration"]["chunk_shape"] if source else None
+        if each is None and stored is None:  # (an empty output axis)
+            return False
+        if each is not None and (
+            each.regular != shape or each.chunks != tuple(map(tuple, var.chunks))
+        ):
+            return False
+        if stored is not None and (each is None or each.ncopied):
+            if tuple(int(c) for c in stored) != shape:
+                return False
+            copies = True
+    return copies
 
 
 def _pairs(out: Plan, src: Any) -> None:
@@ -151,9 +198,10 @@ def _pairs(out: Plan, src: Any) -> None:
 
 def write_metadata(ds: Any, store: Any, the_plan: Plan, **kwargs: Any) -> None:
     """xarray writes the metadata of ``ds`` (and its in-memory variables) into ``store``;
-    then each planned array's grid is made rectilinear, and an array whose chunks are
-    copied takes the codecs, fill value and data type reading the input's objects, its
-    chunk keys zarr v3's default encoding (an array copied whole, the input's grid too)."""
+    then each planned array's grid is made rectilinear (or the plan's regular one), and an
+    array whose chunks are copied takes the codecs, fill value and data type reading the
+    input's objects, its chunk keys zarr v3's default encoding (an array copied whole, the
+    input's grid too)."""
     stand_in = ds.copy(deep=False)
     for name, var in stand_in.variables.items():
         if name in the_plan.layouts:
@@ -170,6 +218,8 @@ def write_metadata(ds: Any, store: Any, the_plan: Plan, **kwargs: Any) -> None:
                     doc[k] = target[k]
             if each is None:  # copied whole
                 doc["chunk_grid"] = source["chunk_grid"]  # type: ignore[index]
+            elif the_plan.grid == "regular":
+                doc["chunk_grid"] = regular_grid(each.regular or ())
             else:
                 doc["chunk_grid"] = rectilinear_grid(each.declared)
 
@@ -249,8 +299,10 @@ def write(
     ``kwargs`` go to xarray's ``to_zarr`` for the metadata."""
     import zarr
 
-    check_support()
-    with rectilinear_grids():
+    regular = the_plan.grid == "regular"
+    if not regular:
+        check_support()
+    with contextlib.nullcontext() if regular else rectilinear_grids():
         ds = ds.copy(deep=False)
         for var in ds.variables.values():
             if var.chunks is not None and var.ndim == 0:
