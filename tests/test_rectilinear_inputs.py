@@ -336,3 +336,24 @@ def test_dry_run_says_shards_are_copied(sharded, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "t  25 copied, 5 computed (shards of inner chunks (4, 5)); chunks (4, 5x8) x " in out
     assert not dst.exists()
+
+
+@WRITES
+@pytest.mark.parametrize(
+    ("width", "pads"), [("lat=3", (3, 3)), ("lat=8:0", (8, 0))], ids=["misfit", "whole-shards"]
+)
+def test_sharded_inputs_on_the_regular_grid_are_written_as_always(
+    width, pads, sharded, tmp_path, monkeypatch
+):
+    """The regular path writes no shards: it copies no bytes of a sharded input, and the
+    widths the rectilinear grid refuses are padded."""
+    from daskpad.store import copying
+
+    copied: list[str] = []
+    monkeypatch.setattr(copying, "copy_file", lambda a, b: copied.append(b))
+    dst = tmp_path / "out.zarr"
+    argv = ["pad", str(sharded), str(dst), "--width", width, "--mode", "edge", "--no-progress"]
+    assert main(argv) == 0
+    assert copied == []
+    expected = opened(sharded).t.pad2(lat=pads, mode="edge")
+    np.testing.assert_array_equal(opened(dst).t.values, expected.values)
