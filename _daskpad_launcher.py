@@ -60,24 +60,24 @@ def launch(load: Callable[[], Callable[[], int]]) -> int:
     _answer_signals()
     previous_hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(previous_hook)
+    status = None
     try:
-        command = load()
-    except BaseException as error:
-        if not _arrived and not isinstance(error, KeyboardInterrupt):
+        try:
+            command = load()
+        finally:
+            sys.unraisablehook = previous_hook
+        if not _arrived:  # (else its exception was dropped, and the import went on)
+            status = command()
+            _exit_on_signal(status)
+            return status
+    except (KeyboardInterrupt, _Terminated):
+        if status is not None:  # the command had returned: its outcome stands
+            _exit_on_signal(status)
+            return status
+    except Exception:
+        if not _arrived:
             raise
-        return _stopped(_arrived[0] if _arrived else signal.SIGINT)
-    finally:
-        sys.unraisablehook = previous_hook
-    if _arrived:  # its exception was dropped, and the import went on
-        return _stopped(_arrived[0])
-    try:
-        status = command()
-    except KeyboardInterrupt:
-        return _stopped(signal.SIGINT)
-    except _Terminated:
-        return _stopped(signal.SIGTERM)
-    _exit_on_signal(status)
-    return status
+    return _stopped(_arrived[0] if _arrived else signal.SIGINT)
 
 
 def _stopped(signum: int) -> int:

@@ -19,6 +19,7 @@ import pytest
 from markers import WRITES
 from test_cli_values import CASES, decoded_input
 from test_rectilinear import NEEDS, _expanded, _input, _widths, opened
+from test_regular_copies import sharded_store
 
 from daskpad.store.grids import pieces
 
@@ -230,6 +231,7 @@ def test_other_v2_arrays_are_computed(array, why, tmp_path, capsys):
     assert _doc(rect / "t")["chunk_grid"]["name"] == "rectilinear"
 
 
+@WRITES
 def test_dry_run_says_v2_chunks_are_copied(v2_sources, tmp_path, capsys):
     dst = tmp_path / "out.zarr"
     argv = ["pad", str(v2_sources["blosc"]), str(dst), "--width", "lat=2", "--mode", "reflect"]
@@ -245,21 +247,9 @@ def test_dry_run_says_v2_chunks_are_copied(v2_sources, tmp_path, capsys):
 # --------------------------------------------------------------------------------------
 # Sharded inputs
 # --------------------------------------------------------------------------------------
-SHAPE, SHARDS, INNER = (40, 47), (8, 10), (4, 5)  # lon's last shard: 7, not whole chunks
-
-
 @pytest.fixture(scope="module")
 def sharded(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("rect-sharded") / "src.zarr"
-    values = np.random.default_rng(2).normal(size=SHAPE).astype("float32")
-    ds = xr.Dataset(
-        {"t": (("lat", "lon"), values)},
-        coords={"lat": np.arange(SHAPE[0]) * 1.0, "lon": np.arange(SHAPE[1]) * 2.0},
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (zarr's note on consolidated metadata in v3)
-        ds.to_zarr(path, zarr_format=3, encoding={"t": {"chunks": INNER, "shards": SHARDS}})
-    return path
+    return sharded_store(tmp_path_factory.mktemp("rect-sharded") / "src.zarr")
 
 
 @WRITES
@@ -336,24 +326,3 @@ def test_dry_run_says_shards_are_copied(sharded, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "t  25 copied, 5 computed (shards of inner chunks (4, 5)); chunks (4, 5x8) x " in out
     assert not dst.exists()
-
-
-@WRITES
-@pytest.mark.parametrize(
-    ("width", "pads"), [("lat=3", (3, 3)), ("lat=8:0", (8, 0))], ids=["misfit", "whole-shards"]
-)
-def test_sharded_inputs_on_the_regular_grid_are_written_as_always(
-    width, pads, sharded, tmp_path, monkeypatch
-):
-    """The regular path writes no shards: it copies no bytes of a sharded input, and the
-    widths the rectilinear grid refuses are padded."""
-    from daskpad.store import copying
-
-    copied: list[str] = []
-    monkeypatch.setattr(copying, "copy_file", lambda a, b: copied.append(b))
-    dst = tmp_path / "out.zarr"
-    argv = ["pad", str(sharded), str(dst), "--width", width, "--mode", "edge", "--no-progress"]
-    assert main(argv) == 0
-    assert copied == []
-    expected = opened(sharded).t.pad2(lat=pads, mode="edge")
-    np.testing.assert_array_equal(opened(dst).t.values, expected.values)

@@ -4,8 +4,8 @@ after-pad on a dimension whose last chunk is partial.
 
 DST must be what the regular path writes otherwise (the same metadata, the same values
 opened with xarray, no rectilinear flag needed), the copied chunks byte-identical to SRC's,
-SRC's chunks read only where the pads read them, each once; any other padding writes as
-the regular path always has.
+SRC's chunks read only where the pads read them, each once; any other padding is written
+by the regular path's tiles.
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ def source(tmp_path_factory) -> Path:
 
 
 @contextlib.contextmanager
-def old_way() -> Iterator[None]:
-    """A context in which the regular path writes as it does where it copies nothing."""
+def uncopied() -> Iterator[None]:
+    """A context in which the regular path copies nothing (its tiles write every chunk)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rectilinear, "fits_regular_grids", lambda *args: False)
         yield
@@ -92,13 +92,16 @@ def old_way() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def runs(source, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
-    """Each case written with copies and the old way: ``{case: (copies, old way)}``."""
+    """Each case written with copies and without: ``{case: (with copies, without)}``."""
     where = tmp_path_factory.mktemp("regular-out")
     out = {}
     for case, options in CASES.items():
         new, old = where / f"{case}.zarr", where / f"{case}-old.zarr"
-        assert main(["pad", str(source), str(new), *options, "--no-progress"]) == 0
-        with old_way():
+        with pytest.MonkeyPatch.context() as patch:
+            made = _copies(patch)
+            assert main(["pad", str(source), str(new), *options, "--no-progress"]) == 0
+        assert made, f"{case}: nothing was copied"
+        with uncopied():
             assert main(["pad", str(source), str(old), *options, "--no-progress"]) == 0
         out[case] = new, old
     return out
@@ -198,7 +201,7 @@ def test_only_the_chunks_the_pads_read_are_decoded_each_once(
     assert decoded[0] == len(keys) + 2  # (and the coordinates lat and lon, read at opening)
     assert len(made) == 25  # every chunk of SRC's t
     assert _doc(dst / "t")["chunk_grid"]["configuration"]["chunk_shape"] == [CY, CX]
-    with old_way():
+    with uncopied():
         assert main(["pad", str(plain), str(tmp_path / "old.zarr"), *options]) == 0
     xr.testing.assert_identical(
         xr.open_zarr(dst).load(), xr.open_zarr(tmp_path / "old.zarr").load()
@@ -252,3 +255,46 @@ def test_needs_no_rectilinear_grids(plain, tmp_path, monkeypatch):
     options = ["--width", "lat=8", "--mode", "wrap", "--no-progress"]
     assert main(["pad", str(plain), str(dst), *options]) == 0
     assert len(made) == 25
+
+
+# --------------------------------------------------------------------------------------
+# Sharded inputs
+# --------------------------------------------------------------------------------------
+SHAPE, SHARDS, INNER = (40, 47), (8, 10), (4, 5)  # lon's last shard: 7, not whole chunks
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory) -> Path:
+    return sharded_store(tmp_path_factory.mktemp("sharded") / "src.zarr")
+
+
+def sharded_store(path: Path) -> Path:
+    """A zarr v3 store of one sharded float32 array ``t`` at ``path``."""
+    values = np.random.default_rng(2).normal(size=SHAPE).astype("float32")
+    ds = xr.Dataset(
+        {"t": (("lat", "lon"), values)},
+        coords={"lat": np.arange(SHAPE[0]) * 1.0, "lon": np.arange(SHAPE[1]) * 2.0},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (zarr's note on consolidated metadata in v3)
+        ds.to_zarr(path, zarr_format=3, encoding={"t": {"chunks": INNER, "shards": SHARDS}})
+    return path
+
+
+@WRITES
+@pytest.mark.parametrize(
+    ("width", "pads"), [("lat=3", (3, 3)), ("lat=8:0", (8, 0))], ids=["misfit", "whole-shards"]
+)
+def test_a_sharded_input_is_computed_on_the_regular_grid(
+    width, pads, sharded, tmp_path, monkeypatch
+):
+    """The regular grid writes no shards: no bytes of a sharded input are copied, and the
+    widths the rectilinear grid refuses are padded."""
+    copied: list[str] = []
+    monkeypatch.setattr(copying, "copy_file", lambda a, b: copied.append(b))
+    dst = tmp_path / "out.zarr"
+    argv = ["pad", str(sharded), str(dst), "--width", width, "--mode", "edge", "--no-progress"]
+    assert main(argv) == 0
+    assert copied == []
+    expected = xr.open_zarr(sharded).t.pad2(lat=pads, mode="edge")
+    np.testing.assert_array_equal(xr.open_zarr(dst).t.values, expected.values)

@@ -2,8 +2,9 @@
 temporary store is removed on the way out) and the command says one line.
 
 Before :mod:`daskpad.cli` is imported, the entry point ``_daskpad_launcher`` answers them;
-while the command runs, SIGINT raises :class:`KeyboardInterrupt` (Python's own handler) and
-SIGTERM raises :class:`Terminated` (:func:`terminated_on_sigterm`). While the worker
+while the command runs, SIGINT raises :class:`KeyboardInterrupt` (Python's own handler, or
+the launcher's, which also remembers it) and SIGTERM raises :class:`Terminated`
+(:func:`terminated_on_sigterm`). While the worker
 processes of ``--workers N`` start, both are held (:func:`held_while`): remembered, and
 acted on as soon as the start returns. While a complete DST is committed, both are
 :func:`deferred`: the run has succeeded once the commit begins.
@@ -18,7 +19,11 @@ from collections.abc import Callable, Iterator
 from multiprocessing import resource_tracker
 from typing import Any, NoReturn, TypeVar
 
+from daskpad.store.signals import deferred
+
 T = TypeVar("T")
+
+__all__ = ["Terminated", "deferred", "held_while", "stop", "terminated_on_sigterm"]
 
 
 class Terminated(BaseException):
@@ -49,30 +54,6 @@ def terminated_on_sigterm() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def deferred() -> Iterator[list[int]]:
-    """While the block runs, SIGINT and SIGTERM are remembered, not raised: yields the list
-    of those that arrived, for the caller to act on. (One ignored, as SIGINT in a background
-    job, stays ignored; outside the main thread nothing is changed.)"""
-    arrived: list[int] = []
-
-    def remember(signum: int, frame: Any) -> None:
-        arrived.append(signum)
-
-    previous: dict[int, Any] = {}
-    try:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            if signal.getsignal(signum) not in (signal.SIG_IGN, None):
-                previous[signum] = signal.signal(signum, remember)
-    except ValueError:  # not the main thread: signals are not ours to change
-        pass
-    try:
-        yield arrived
-    finally:
-        for held, handler in previous.items():
-            signal.signal(held, handler)
 
 
 def held_while(start: Callable[[], T], undo: Callable[[T], object]) -> T:

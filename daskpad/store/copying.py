@@ -27,6 +27,7 @@ from daskpad._compat.libraries import (
     local_root,
     put_documents,
 )
+from daskpad.store.signals import acted_on_after
 
 #: objects copied per request batch in an object store, and threads copying
 BATCH = 64
@@ -162,8 +163,9 @@ def copying_in_background(
 
     with ThreadPoolExecutor(THREADS, thread_name_prefix="daskpad-copy") as pool:
         try:  # (a signal while the copies are handed out stops those already started)
-            for i in range(0, len(pairs), share):
-                futures.append(pool.submit(copier.copy, pairs[i : i + share], stop, done))
+            with acted_on_after():  # (raised in submit(), the pool would lose a thread)
+                for i in range(0, len(pairs), share):
+                    futures.append(pool.submit(copier.copy, pairs[i : i + share], stop, done))
             yield finish
             finish()
         finally:

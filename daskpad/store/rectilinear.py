@@ -57,6 +57,7 @@ from daskpad.store.sources import (
     inner_chunks,
     shards_misfit,
     stored_array,
+    stored_chunks,
     target_document,
     why_computed,
 )
@@ -131,46 +132,51 @@ def plan(
         if copied:
             misfit = shards_misfit(name, doc, var.dims, widths)  # type: ignore[arg-type]
             if misfit and grid == "regular":
-                return None  # (the regular path writes it, as it always has)
+                return None  # (the regular path writes it, tiled within --memory)
             if misfit:
                 raise ShardsMisfit(misfit)
-            stored = doc["chunk_grid"]["configuration"]["chunk_shape"]  # type: ignore[index]
-            sizes: list[Any] = [int(c) for c in stored]
+            sizes: list[Any] = list(stored_chunks(doc))  # type: ignore[arg-type]
         else:
             sizes = [tuple(int(c) for c in cs) for cs in before.chunks]
         out.layouts[name] = layout(before.shape, sizes, widths, copied)
         if copied and out.layouts[name] is not None:
             out.sources[name] = doc  # type: ignore[assignment]
     if grid == "regular" and not fits_regular_grids(out, padded):
-        return None
+        return None  # (the regular path writes it, tiled within --memory)
     out.grid = grid
     _pairs(out, src)
     return out
 
 
 def fits_regular_grids(out: Plan, padded: Any) -> bool:
-    """Whether the arrays of ``out`` stored on regular grids copy some of the input's
-    chunks and are what the regular path stores: each array's grid regular, of its dask
-    chunks in ``padded`` (whose first along each axis is xarray's zarr chunk), the chunk
-    shape of an array whose chunks are copied the input's."""
+    """Make ``out`` a write on the regular grids the regular path stores ``padded`` on
+    (each array's dask chunks there, the first along each axis xarray's zarr chunk): an
+    array whose grid is that and whose input chunks are of that shape, unsharded, keeps
+    its copies; any other is computed on that grid. False where some array's grid is not
+    regular, or where no padded array copies any chunk."""
     copies = False
-    for name, each in out.layouts.items():
+    for name, each in list(out.layouts.items()):
         var = padded.variables[name]
-        shape = tuple(int(c[0]) for c in var.chunks)
+        chunks = tuple(tuple(int(c) for c in cs) for cs in var.chunks)
+        shape = tuple(cs[0] for cs in chunks)
         source = out.sources.get(name)
-        if source is not None and inner_chunks(source):  # (the regular path writes no shards)
+        kept = (
+            source is not None
+            and not inner_chunks(source)  # (the regular path writes no shards)
+            and stored_chunks(source) == shape
+            and (each is None or (each.regular == shape and each.chunks == chunks))
+        )
+        if kept:
+            copies = copies or (each is not None and each.ncopied > 0)
+            continue
+        computed = Layout(chunks, (0,) * var.ndim, (0,) * var.ndim, copied=False)
+        if computed.regular is None:
             return False
-        stored = source["chunk_grid"]["configuration"]["chunk_shape"] if source else None
-        if each is None and stored is None:  # (an empty output axis)
-            return False
-        if each is not None and (
-            each.regular != shape or each.chunks != tuple(map(tuple, var.chunks))
-        ):
-            return False
-        if stored is not None and (each is None or each.ncopied):
-            if tuple(int(c) for c in stored) != shape:
-                return False
-            copies = True
+        out.layouts[name] = computed
+        out.sources.pop(name, None)
+        out.notes.pop(name, None)
+        if name in out.whole:
+            out.whole.remove(name)
     return copies
 
 
@@ -182,7 +188,7 @@ def _pairs(out: Plan, src: Any) -> None:
         each = out.layouts[name]
         read, written = chunk_key_encoder(doc), chunk_key_encoder(target_document(doc))
         if each is None:  # every chunk, at its own index
-            grid = doc["chunk_grid"]["configuration"]["chunk_shape"]
+            grid = stored_chunks(doc)
             counts = (range(-(-int(n) // int(c))) for n, c in zip(doc["shape"], grid))
             indices: Any = ((i, i) for i in itertools.product(*counts))
         else:

@@ -112,10 +112,14 @@ def why_computed(doc: dict[str, Any] | None, var: Any, shape: tuple[int, ...]) -
 
 
 def target_document(doc: dict[str, Any]) -> dict[str, Any]:
-    """``doc`` as DST declares it: its chunk keys zarr v3's default encoding (``c/i/j``;
-    SRC's separator where SRC's keys are of that encoding)."""
-    keys = doc.get("chunk_key_encoding", DEFAULT_KEYS)
-    return doc if keys.get("name") == "default" else {**doc, "chunk_key_encoding": DEFAULT_KEYS}
+    """``doc`` as DST declares it: its chunk keys zarr v3's default encoding (``c/i/j``),
+    whatever SRC's keys are, as the regular path writes them."""
+    return {**doc, "chunk_key_encoding": DEFAULT_KEYS}
+
+
+def stored_chunks(doc: dict[str, Any]) -> tuple[int, ...]:
+    """The chunk (or shard) shape of the regular grid ``doc`` declares."""
+    return tuple(int(c) for c in doc["chunk_grid"]["configuration"]["chunk_shape"])
 
 
 def inner_chunks(doc: dict[str, Any]) -> tuple[int, ...] | None:
@@ -138,7 +142,7 @@ def shards_misfit(
     inner = inner_chunks(doc)
     if inner is None:
         return None
-    shards = doc["chunk_grid"]["configuration"]["chunk_shape"]
+    shards = stored_chunks(doc)
     wrong, working, partial = [], [], []
     for d, n, shard, c, (before, after) in zip(dims, doc["shape"], shards, inner, pads):
         rest = n % shard  # a partial last shard: whole inner chunks, or last in DST too

@@ -495,10 +495,23 @@ def _probes(
             found += _flat(0 if given is None else given)
     if not found or new.dtype.kind not in "iufcmM":
         return None
+    if new.dtype.kind in "mM":
+        return np.array([_time(value, new.dtype, name) for value in found], new.dtype)
     with np.errstate(all="ignore"):
-        if new.dtype.kind in "mM":  # (numbers count the dtype's units; NaN is NaT)
-            return np.asarray(np.asarray(found).astype(new.dtype))
         return np.asarray(np.asarray(found, dtype=np.float64).astype(new.dtype))
+
+
+def _time(value: Any, dtype: np.dtype, name: Hashable) -> Any:
+    """A constant given for a time variable of ``dtype``: a time, or a whole number of the
+    dtype's units (NaN: NaT)."""
+    if isinstance(value, (float, np.floating)) and np.isnan(value):
+        return np.array("NaT", dtype)
+    if isinstance(value, (float, np.floating)) and value != int(value):
+        raise ValueError(f"variable {str(name)!r}: a time constant {value} is not a whole number")
+    try:
+        return np.asarray(value).astype(dtype)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ValueError(f"variable {str(name)!r}: {value!r} is not a time ({e})") from None
 
 
 def _missing(new: xr.Variable | None, extended: bool) -> np.ndarray | None:
