@@ -399,10 +399,7 @@ def _outside_range(value: Any, stored: np.dtype, encoding: Mapping[str, Any]) ->
     with ``encoding``, or None where it is not."""
     if stored.kind not in "iu" or np.asarray(value).dtype.kind not in "iuf":
         return None
-    if str(encoding.get("_Unsigned", "false")).lower() == "true" and stored.kind == "i":
-        stored = np.dtype(f"u{stored.itemsize}")
-    scale = float(encoding.get("scale_factor", 1.0))
-    offset = float(encoding.get("add_offset", 0.0))
+    stored, scale, offset = _packing(stored, encoding)
     info = np.iinfo(stored)
     with np.errstate(all="ignore"):
         packed = (float(value) - offset) / scale
@@ -410,6 +407,14 @@ def _outside_range(value: Any, stored: np.dtype, encoding: Mapping[str, Any]) ->
         return None
     low, high = sorted((info.min * scale + offset, info.max * scale + offset))
     return f"is outside what {stored} holds (values from {low:g} to {high:g})"
+
+
+def _packing(stored: np.dtype, encoding: Mapping[str, Any]) -> tuple[np.dtype, float, float]:
+    """The integers ``encoding`` stores in ``stored`` (unsigned where ``_Unsigned`` says
+    so), its scale factor and its offset."""
+    if str(encoding.get("_Unsigned", "false")).lower() == "true" and stored.kind == "i":
+        stored = np.dtype(f"u{stored.itemsize}")
+    return stored, float(encoding.get("scale_factor", 1.0)), float(encoding.get("add_offset", 0.0))
 
 
 def _epoch(encoding: Mapping[str, Any]) -> np.ndarray:
@@ -436,10 +441,8 @@ def _differs(
     elif values.dtype.kind in "fc" or back.dtype.kind in "fc":
         v = values.astype(np.float64)
         missing = np.isnan(v)
-        if str(encoding.get("_Unsigned", "false")).lower() == "true" and stored.dtype.kind == "i":
-            stored = stored.view(f"u{stored.dtype.itemsize}")
-        scale = float(encoding.get("scale_factor", 1.0))
-        offset = float(encoding.get("add_offset", 0.0))
+        unsigned, scale, offset = _packing(stored.dtype, encoding)
+        stored = stored.view(unsigned)
         with np.errstate(all="ignore"):
             packed = (v - offset) / scale
             made = stored.astype(np.float64)
