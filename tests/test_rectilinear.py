@@ -296,14 +296,20 @@ NY, NX, CY, CX = 40, 50, 8, 10  # 5 x 5 chunks
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("rect-plain") / "plain.zarr"
-    values = np.random.default_rng(1).normal(size=(NY, NX)).astype("float32")
+    return lat_lon_store(path, (NY, NX), {"chunks": (CY, CX)}, seed=1)
+
+
+def lat_lon_store(path: Path, shape: tuple[int, int], encoding: dict[str, Any], seed: int) -> Path:
+    """A zarr v3 store at ``path`` of one float32 array ``t`` (lat, lon) of random values,
+    stored with ``encoding`` (its chunks, shards)."""
+    values = np.random.default_rng(seed).normal(size=shape).astype("float32")
     ds = xr.Dataset(
         {"t": (("lat", "lon"), values)},
-        coords={"lat": np.arange(NY) * 1.0, "lon": np.arange(NX) * 2.0},
+        coords={"lat": np.arange(shape[0]) * 1.0, "lon": np.arange(shape[1]) * 2.0},
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (zarr's note on consolidated metadata in v3)
-        ds.to_zarr(path, zarr_format=3, encoding={"t": {"chunks": (CY, CX)}})
+        ds.to_zarr(path, zarr_format=3, encoding={"t": encoding})
     return path
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from markers import WRITES
 from test_cli_values import CASES, decoded_input
-from test_rectilinear import NEEDS, _expanded, _input, _widths, opened
+from test_rectilinear import NEEDS, _doc, _expanded, _input, _widths, opened
 from test_regular_copies import sharded_store
 
 from daskpad.store.grids import pieces
@@ -96,10 +96,6 @@ def v2_runs(v2_sources, tmp_path_factory) -> dict[tuple[str, str], tuple[Path, P
 def test_v2_dst_opens_as_the_regular_grid_does(store, case, v2_runs):
     regular, rect = v2_runs[store, case]
     xr.testing.assert_identical(opened(rect), opened(regular))
-
-
-def _doc(path: Path) -> dict:
-    return json.loads((path / "zarr.json").read_text())
 
 
 @WRITES

@@ -27,7 +27,7 @@ xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
 
 from test_cli_values import decoded_input  # noqa: E402
-from test_rectilinear import _reads  # noqa: E402
+from test_rectilinear import _doc, _reads, lat_lon_store  # noqa: E402
 
 from daskpad.cli import main  # noqa: E402
 
@@ -111,10 +111,6 @@ def _docs(path: Path) -> dict[str, dict]:
     return {str(p.relative_to(path)): json.loads(p.read_text()) for p in path.rglob("zarr.json")}
 
 
-def _doc(path: Path) -> dict:
-    return json.loads((path / "zarr.json").read_text())
-
-
 @WRITES
 @pytest.mark.parametrize("case", list(CASES))
 def test_dst_is_the_regular_paths(case, runs, source):
@@ -154,15 +150,7 @@ NY, NX, CY, CX = 40, 46, 8, 10  # 5 x 5 chunks, lon's last one 6 wide
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("regular-plain") / "plain.zarr"
-    values = np.random.default_rng(1).normal(size=(NY, NX)).astype("float32")
-    ds = xr.Dataset(
-        {"t": (("lat", "lon"), values)},
-        coords={"lat": np.arange(NY) * 1.0, "lon": np.arange(NX) * 2.0},
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (zarr's note on consolidated metadata in v3)
-        ds.to_zarr(path, zarr_format=3, encoding={"t": {"chunks": (CY, CX)}})
-    return path
+    return lat_lon_store(path, (NY, NX), {"chunks": (CY, CX)}, seed=1)
 
 
 def _copies(monkeypatch) -> list[str]:
@@ -270,15 +258,7 @@ def sharded(tmp_path_factory) -> Path:
 
 def sharded_store(path: Path) -> Path:
     """A zarr v3 store of one sharded float32 array ``t`` at ``path``."""
-    values = np.random.default_rng(2).normal(size=SHAPE).astype("float32")
-    ds = xr.Dataset(
-        {"t": (("lat", "lon"), values)},
-        coords={"lat": np.arange(SHAPE[0]) * 1.0, "lon": np.arange(SHAPE[1]) * 2.0},
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (zarr's note on consolidated metadata in v3)
-        ds.to_zarr(path, zarr_format=3, encoding={"t": {"chunks": INNER, "shards": SHARDS}})
-    return path
+    return lat_lon_store(path, SHAPE, {"chunks": INNER, "shards": SHARDS}, seed=2)
 
 
 @WRITES
