@@ -59,8 +59,8 @@ def test_coords_choices_are_the_accessors():
     from daskpad import cli
     from daskpad.xarray import COORDS_POLICIES
 
-    (coords,) = [a for a in cli._parser()._subparsers._group_actions[0].choices["pad"]._actions
-                 if "--coords" in a.option_strings]  # fmt: skip
+    pad = cli.build_parser()._subparsers._group_actions[0].choices["pad"]
+    (coords,) = [a for a in pad._actions if "--coords" in a.option_strings]
     assert tuple(coords.choices) == COORDS_POLICIES
 
 
@@ -1021,7 +1021,7 @@ def test_overwrite_replaces_what_its_help_says(tmp_path, sources):
     from daskpad.cli.io import CliError, check_destination
     from daskpad.store.locations import locate
 
-    pad = cli._parser()._subparsers._group_actions[0].choices["pad"]
+    pad = cli.build_parser()._subparsers._group_actions[0].choices["pad"]
     (overwrite,) = [a for a in pad._actions if "--overwrite" in a.option_strings]
     assert "if it is a zarr store" in overwrite.help and "or an empty directory;" in overwrite.help
     assert "anything else (a file, a directory or prefix holding other things)" in overwrite.help

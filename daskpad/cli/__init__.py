@@ -422,10 +422,11 @@ def _zarr_format(args: argparse.Namespace, src: Location, kind: str) -> int:
 # --------------------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------------------
-def _parser() -> argparse.ArgumentParser:
-    """The command's parser, its subcommands running the functions above."""
+def build_parser() -> argparse.ArgumentParser:
+    """The ``daskpad`` command's argument parser, its subcommands running the functions
+    above (a factory without arguments, as documentation tools render it)."""
     return parser(
-        {"pad": _pad, "info": _info, "demo": lambda args: demo(args, _parser, _pad, _padding)}
+        {"pad": _pad, "info": _info, "demo": lambda args: demo(args, build_parser, _pad, _padding)}
     )
 
 
@@ -433,10 +434,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``daskpad ...``; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:  # a bare ``daskpad``: what it can do
-        _parser().print_help(sys.stderr)
+        build_parser().print_help(sys.stderr)
         return 2
     try:
-        args = _parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit as e:  # --help, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
