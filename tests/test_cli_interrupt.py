@@ -269,3 +269,44 @@ def test_a_signal_while_dst_is_committed_comes_too_late(tmp_path, monkeypatch, c
     assert zarr.open_array(dst / "t", mode="r").shape == (4, 10, 10)
     assert _files(dst) != old
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr", "src.zarr"]
+
+
+@pytest.mark.xfail(
+    dask.config.get("array.query-planning", None) is True,
+    reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
+    strict=True,
+)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_whose_exception_python_drops_during_the_write_stops_the_commit(
+    sig, tmp_path, monkeypatch, capsys
+):
+    """A signal during the write whose exception Python drops (its handler ran inside a
+    weak reference's callback, as inside a garbage collector's callback that distributed
+    installs) and the write goes on to its end: the run still stops before the commit,
+    with its one line, the old DST as it was and nothing else left."""
+    import weakref
+
+    import daskpad.cli
+    from daskpad.cli import main
+
+    src, dst, old = _stores(tmp_path)
+    write = daskpad.cli._write_into
+
+    class Held:
+        pass
+
+    def dropped(*args: Any, **kwargs: Any) -> None:
+        write(*args, **kwargs)
+        held = Held()
+        ref = weakref.ref(held, lambda _: signal.raise_signal(sig))
+        del held  # the callback runs here; the exception its signal raises is dropped
+        assert ref() is None
+
+    monkeypatch.setattr(daskpad.cli, "_write_into", dropped)
+    argv = ["pad", src, dst, "--width", "lat=1", "--mode", "edge", "--overwrite", "--no-progress"]
+    status = main(list(map(str, argv)))
+    out, err = capsys.readouterr()
+    status_for, line = STOPPED[sig]
+    assert (status, err.splitlines()) == (status_for, [line]), out
+    assert _files(dst) == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr", "src.zarr"]

@@ -72,7 +72,7 @@ from daskpad.cli.io import (
     source_kind,
     zarr_format_of,
 )
-from daskpad.cli.signals import Terminated, deferred, terminated_on_sigterm
+from daskpad.cli.signals import Arrivals, Terminated, answered, deferred
 from daskpad.core.registry import MODES, modes_taking
 from daskpad.store.commit import leftovers, local_threads, written_whole
 from daskpad.store.locations import Location
@@ -293,7 +293,8 @@ def _pad(args: argparse.Namespace, *, progress: bool | None = None) -> int:
         show = args.progress if progress is None else progress
         if show is None:  # neither --progress nor --no-progress: when someone watches
             show = sys.stderr.isatty()
-        _write(out, dst, args.overwrite, fmt, client, show, tiling, memory, rect)
+        arrivals = getattr(args, "arrivals", None)  # (main's; none in the demo's runs)
+        _write(out, dst, args.overwrite, fmt, client, show, tiling, memory, rect, arrivals)
     finally:
         if client is not None:
             client.close()
@@ -322,10 +323,12 @@ def _write(
     tiling: Plan,
     memory: int,
     rect: Any = None,
+    arrivals: Arrivals | None = None,
 ) -> None:
     """Write ``ds`` so that DST opens only once complete; on any failure or interruption
     what was written is removed (:func:`daskpad.store.commit.written_whole`), the
-    computation stopped first (:func:`daskpad.cli.cluster.stopping_first`).
+    computation stopped first (:func:`daskpad.cli.cluster.stopping_first`). A signal in
+    ``arrivals`` (one whose exception Python dropped) stops the run before its commit.
 
     A local DST is written to a temporary sibling, then moved into place (replacing an old
     DST only then). An object store has no rename: DST is written in place with its root
@@ -357,6 +360,9 @@ def _write(
                 # DST is complete: from here to the end of its commit (an old DST moved
                 # away and removed), Ctrl-C and SIGTERM come too late to stop the run
                 committing.enter_context(deferred())
+                if arrivals is not None:
+                    arrivals.stop_if_any()
+                    arrivals.decide()
     except Exception as e:
         raise WriteFailed(
             _failure(e), "the old DST was deleted before writing" if deleted else ""
@@ -441,9 +447,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
-        with warnings.catch_warnings(), terminated_on_sigterm(), rectilinear_readable():
+        with warnings.catch_warnings(), answered() as arrivals, rectilinear_readable():
             warnings.showwarning = _show_warning
-            return int(args.run(args))
+            args.arrivals = arrivals
+            status = int(args.run(args))
+            if not arrivals.decided:  # a signal whose exception Python dropped stops it
+                arrivals.stop_if_any()
+            return status
     except BrokenPipeError:
         # stdout's reader went away (``daskpad info | head -1``): stop quietly, as other
         # tools do, with the status of a SIGPIPE

@@ -2,12 +2,12 @@
 temporary store is removed on the way out) and the command says one line.
 
 Before :mod:`daskpad.cli` is imported, the entry point ``_daskpad_launcher`` answers them;
-while the command runs, SIGINT raises :class:`KeyboardInterrupt` (Python's own handler, or
-the launcher's, which also remembers it) and SIGTERM raises :class:`Terminated`
-(:func:`terminated_on_sigterm`). While the worker
-processes of ``--workers N`` start, both are held (:func:`held_while`): remembered, and
-acted on as soon as the start returns. While a complete DST is committed, both are
-:func:`deferred`: the run has succeeded once the commit begins.
+while the command runs, SIGINT raises :class:`KeyboardInterrupt` and SIGTERM raises
+:class:`Terminated`, and both are recorded (:func:`answered`), so that one whose exception
+Python dropped still stops the run before its commit. While the worker processes of
+``--workers N`` start, both are held (:func:`held_while`): remembered, and acted on as soon
+as the start returns. While a complete DST is committed, both are :func:`deferred`: the run
+has succeeded once the commit begins.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from multiprocessing import resource_tracker
 from typing import Any, NoReturn, TypeVar
@@ -23,7 +24,7 @@ from daskpad.store.signals import deferred
 
 T = TypeVar("T")
 
-__all__ = ["Terminated", "deferred", "held_while", "stop", "terminated_on_sigterm"]
+__all__ = ["Arrivals", "Terminated", "answered", "deferred", "held_while", "stop"]
 
 
 class Terminated(BaseException):
@@ -38,22 +39,68 @@ def stop(signum: int) -> NoReturn:
     raise KeyboardInterrupt
 
 
+class Arrivals:
+    """The signals that arrived while the command ran (:func:`answered`), in order.
+
+    Python drops the exception a signal's handler raises while it runs a callback it cannot
+    propagate from (a weak reference's, a garbage collector's: distributed's diagnostics
+    install one), and the run goes on. The record is what counts: :meth:`stop_if_any`
+    before the commit stops a run that such a signal should have stopped; once
+    :meth:`decide` has been called (the commit has begun), signals no longer stop it.
+    """
+
+    def __init__(self) -> None:
+        self.signals: list[int] = []
+        self.decided = False
+
+    def stop_if_any(self) -> None:
+        """Raise what the first signal that arrived raises, if one did."""
+        if self.signals:
+            stop(self.signals[0])
+
+    def decide(self) -> None:
+        """The run's outcome is decided: from now on signals are recorded, not raised."""
+        self.decided = True
+
+    def _answer(self, signum: int, frame: Any) -> None:
+        self.signals.append(signum)
+        if not self.decided:
+            stop(signum)
+
+    def _unraisable(self, previous: Callable[[Any], object]) -> Callable[[Any], None]:
+        """Python's hook for exceptions it cannot raise, silent for those of :meth:`_answer`
+        (recorded already, and answered by the command's one line)."""
+
+        def hook(unraisable: Any) -> None:
+            ours = issubclass(unraisable.exc_type, (KeyboardInterrupt, Terminated))
+            if not (self.signals and ours):
+                previous(unraisable)
+
+        return hook
+
+
 @contextlib.contextmanager
-def terminated_on_sigterm() -> Iterator[None]:
-    """While the command runs, SIGTERM raises :class:`Terminated` in the main thread."""
-
-    def terminate(signum: int, frame: Any) -> None:
-        raise Terminated
-
+def answered() -> Iterator[Arrivals]:
+    """While the command runs, SIGINT raises :class:`KeyboardInterrupt` and SIGTERM
+    :class:`Terminated` in the main thread, each also recorded in the :class:`Arrivals`
+    yielded. SIGINT ignored (a background job) stays ignored, as does one whose handler is
+    not Python's (SIG_DFL); outside the main thread nothing is changed."""
+    arrivals = Arrivals()
+    previous: dict[int, Any] = {}
     try:
-        previous = signal.signal(signal.SIGTERM, terminate)
+        if callable(signal.getsignal(signal.SIGINT)):
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, arrivals._answer)
+        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, arrivals._answer)
     except ValueError:  # not the main thread: leave signals to whoever runs us
-        yield
-        return
+        pass
+    hook = sys.unraisablehook
+    sys.unraisablehook = arrivals._unraisable(hook)
     try:
-        yield
+        yield arrivals
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = hook
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def held_while(start: Callable[[], T], undo: Callable[[T], object]) -> T:
