@@ -115,11 +115,7 @@ def _exit_on_signal(status: int) -> None:
     """From now on SIGINT and SIGTERM end the process at once with ``status``."""
 
     def leave(signum: int, frame: Any) -> None:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
+        _flush()
         os._exit(status)
 
     try:
@@ -137,8 +133,26 @@ def _command() -> Callable[[], int]:
 
 
 def main() -> int:
-    """Run ``daskpad`` with ``sys.argv``; returns the exit status."""
-    return launch(_command)
+    """Run ``daskpad`` with ``sys.argv``; returns the exit status.
+
+    A run that a signal stopped has unwound by then (its temporary store removed, its
+    cluster closed): the process ends at once with its status. The interpreter's own exit
+    is left out there, because it can turn a KeyboardInterrupt it saw on the way, although
+    caught, into a death by SIGINT (status -2 instead of 130).
+    """
+    status = launch(_command)
+    if status in (130, 143):
+        _flush()
+        os._exit(status)
+    return status
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
 
 
 if __name__ == "__main__":
