@@ -12,7 +12,8 @@
 # The classic pass reports line coverage of daskpad/ (pytest-cov); DASKPAD_COVERAGE=0 leaves
 # it out. Each pass runs its tests in DASKPAD_TEST_PROCESSES processes (pytest-xdist; 2 by
 # default, the cores CI has; 0 runs them in pytest's own process, without xdist), a module
-# marked xdist_group in one of them. Each step prints its duration.
+# marked xdist_group in one of them. Each step prints its duration, each pass its 15 slowest
+# tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
@@ -50,11 +51,11 @@ if [ -n "$MARKERS" ]; then
     CLASSIC=(-m "$MARKERS")
 fi
 python -m pytest ${PROCESSES[@]+"${PROCESSES[@]}"} ${COVERAGE[@]+"${COVERAGE[@]}"} \
-    ${CLASSIC[@]+"${CLASSIC[@]}"} "$@"
+    ${CLASSIC[@]+"${CLASSIC[@]}"} --durations=15 "$@"
 took "classic graphs"
 if [ "${DASKPAD_GRAPHS:-all}" != classic ]; then
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"
 DASK_ARRAY__QUERY_PLANNING=True python -m pytest ${PROCESSES[@]+"${PROCESSES[@]}"} \
-    -m "not cluster${MARKERS:+ and ($MARKERS)}" -p no:cacheprovider "$@"
+    -m "not cluster${MARKERS:+ and ($MARKERS)}" -p no:cacheprovider --durations=15 "$@"
 took "query planning"
 fi
