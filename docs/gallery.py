@@ -72,43 +72,60 @@ CASES: list[tuple[str, Any, dict[str, Any], Any]] = [
 ]
 
 
-def draw(path: Path) -> None:
+def figure(modes: list[Any] | None = None, ncols: int = 4) -> Any:
+    """The panels of the cases whose mode is in ``modes`` (all cases for None), in a
+    matplotlib figure of ``ncols`` columns."""
+    cases = [case for case in CASES if modes is None or case[1] in modes]
+    nrows = -(-len(cases) // ncols)
+    size = (12, 11.5) if modes is None else (3 * ncols, 3 * nrows)
+    fig, axes = plt.subplots(nrows, ncols, figsize=size, layout="constrained", squeeze=False)
+    for ax in axes.flat[len(cases) :]:
+        ax.set_axis_off()
+    for ax, case in zip(axes.flat, cases):
+        _panel(ax, *case)
+    if modes is None:
+        fig.suptitle(
+            "daskpad.pad, every mode: a 10 x 14 image in (4, 5) chunks, padded by 6 "
+            "(white frame: the original)",
+            fontsize=12,
+        )
+    return fig
+
+
+def _panel(ax: Any, title: str, mode: Any, kwargs: dict[str, Any], pad_width: Any) -> None:
+    """One case, computed by daskpad.pad, checked against numpy.pad and drawn on ``ax``."""
     img = image()
     x = da.from_array(img, chunks=(4, 5))
-    fig, axes = plt.subplots(4, 4, figsize=(12, 11.5), layout="constrained")
-    for ax, (title, mode, kwargs, pad_width) in zip(axes.flat, CASES):
-        widths = ((WIDTH, WIDTH), (WIDTH, WIDTH)) if pad_width is None else pad_width
-        padded = daskpad.pad(x, widths, mode=mode, **kwargs).compute()
-        if mode == "empty":
-            # np.empty's contents are whatever memory held: draw only the shape.
-            shown = np.full(padded.shape, np.nan)
-            (b0, _), (b1, _) = widths
-            shown[b0 : b0 + img.shape[0], b1 : b1 + img.shape[1]] = img
-            ax.set_facecolor("0.9")  # NaN pixels are transparent: the hatch shows through
-            ax.patch.set_hatch("//")
-            ax.patch.set_edgecolor("0.6")
-        else:
-            expected = np.pad(img, widths, mode=mode, **kwargs)
-            # exact, except mean over a slab of several chunks (summed block by block)
-            same = np.allclose if mode == "mean" else np.array_equal
-            if not same(padded, expected):
-                raise AssertionError(f"daskpad.pad differs from numpy.pad for {title!r}")
-            shown = padded
-        ax.imshow(shown, cmap="viridis", interpolation="nearest")
+    widths = ((WIDTH, WIDTH), (WIDTH, WIDTH)) if pad_width is None else pad_width
+    padded = daskpad.pad(x, widths, mode=mode, **kwargs).compute()
+    if mode == "empty":
+        # np.empty's contents are whatever memory held: draw only the shape.
+        shown = np.full(padded.shape, np.nan)
         (b0, _), (b1, _) = widths
-        ax.add_patch(
-            Rectangle(
-                (b1 - 0.5, b0 - 0.5), img.shape[1], img.shape[0], fill=False, ec="white", lw=2
-            )
-        )
-        ax.set_title(title, fontsize=10)
-        ax.set_xticks([])
-        ax.set_yticks([])
-    fig.suptitle(
-        "daskpad.pad, every mode: a 10 x 14 image in (4, 5) chunks, padded by 6 "
-        "(white frame: the original)",
-        fontsize=12,
+        shown[b0 : b0 + img.shape[0], b1 : b1 + img.shape[1]] = img
+        ax.set_facecolor("0.9")  # NaN pixels are transparent: the hatch shows through
+        ax.patch.set_hatch("//")
+        ax.patch.set_edgecolor("0.6")
+    else:
+        expected = np.pad(img, widths, mode=mode, **kwargs)
+        # exact, except mean over a slab of several chunks (summed block by block)
+        same = np.allclose if mode == "mean" else np.array_equal
+        if not same(padded, expected):
+            raise AssertionError(f"daskpad.pad differs from numpy.pad for {title!r}")
+        shown = padded
+    ax.imshow(shown, cmap="viridis", interpolation="nearest")
+    (b0, _), (b1, _) = widths
+    ax.add_patch(
+        Rectangle((b1 - 0.5, b0 - 0.5), img.shape[1], img.shape[0], fill=False, ec="white", lw=2)
     )
+    ax.set_title(title, fontsize=10)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def draw(path: Path) -> None:
+    """Write the figure of every case to ``path``."""
+    fig = figure()
     fig.savefig(path, dpi=80)
     plt.close(fig)
 

@@ -1,12 +1,19 @@
 """The notebooks in ``notebooks/`` run from top to bottom, and are stored without outputs.
 
 Each notebook is executed with nbclient in a fresh kernel of this interpreter; any cell error
-fails the test. Stored notebooks must be stripped of outputs and execution counts, so diffs
+fails the test. The documentation site's build runs them too (myst-nb), keeping each
+notebook that ran without error in its cache: with ``DASKPAD_NOTEBOOK_CACHE`` set to that
+cache (``docs/_build/.jupyter_cache``; CI sets it after building the site in the same
+environment), the test asks the cache for a successful run of the notebook as it is now
+(its code cells' hash) instead of running it again, and fails where there is none.
+
+Stored notebooks must be stripped of outputs and execution counts, so diffs
 stay readable and no stale result is ever shown as if it were current.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -93,9 +100,29 @@ def test_stored_without_outputs(path: Path):
 # jupyter_client 8.10 launching it warns of nothing in this process. (Older jupyter_core
 # versions emit a DeprecationWarning "Jupyter is migrating its paths to use standard
 # platformdirs"; if CI pins one, filter that message here.)
+#: the site build's notebook cache, where it holds this run's notebooks (see above)
+BUILT = os.environ.get("DASKPAD_NOTEBOOK_CACHE")
+
+
 @pytest.mark.parametrize("path", [_param(p) for p in PATHS])
 def test_notebook_runs(path: Path, kernel_name: str, tmp_path: Path):
     nb = nbformat.read(path, as_version=4)
+    if BUILT:
+        from jupyter_cache import get_cache
+
+        if not Path(BUILT).is_dir():
+            pytest.fail(f"DASKPAD_NOTEBOOK_CACHE={BUILT}: no such cache (build the site first)")
+        cache = get_cache(BUILT)
+        try:
+            cache.match_cache_notebook(nb)
+        except KeyError:
+            pytest.fail(
+                f"{path.name}: the site build at {BUILT} has no successful run of this "
+                "notebook as it is now (unset DASKPAD_NOTEBOOK_CACHE to run it here)"
+            )
+        finally:
+            cache.db.dispose()  # (its sqlite connections, closed)
+        return
     client = nbclient.NotebookClient(
         nb,
         kernel_name=kernel_name,

@@ -34,6 +34,7 @@ MAX_WIDTH = 40
 
 
 def dtypes() -> st.SearchStrategy[np.dtype]:
+    """A strategy drawing one of :data:`DTYPES`, every dtype numpy pads."""
     return st.sampled_from(DTYPES)
 
 
@@ -126,6 +127,18 @@ def elements(dtype: np.dtype, *, bounded: bool = False) -> st.SearchStrategy[Any
 def data_arrays(
     dtype: np.dtype, shape: tuple[int, ...], *, bounded: bool = False
 ) -> st.SearchStrategy[np.ndarray]:
+    """A strategy drawing numpy arrays of ``dtype`` and ``shape``, with many small values
+    (ties, repeated values, zeros) beside values across the dtype's range.
+
+    Parameters
+    ----------
+    dtype : numpy.dtype
+        The arrays' dtype.
+    shape : tuple of int
+        The arrays' shape.
+    bounded : bool, optional
+        Keep float magnitudes small enough that a mean cannot overflow. Default False.
+    """
     return hnp.arrays(dtype, shape, elements=elements(dtype, bounded=bounded), fill=st.nothing())
 
 

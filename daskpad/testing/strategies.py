@@ -216,6 +216,8 @@ class PadCase:
         self.kwargs = {} if kwargs is None else kwargs
 
     def check(self) -> None:
+        """Pad the case with daskpad and with ``numpy.pad``, and raise ``AssertionError``
+        where they differ (:func:`assert_pad_matches_numpy`)."""
         assert_pad_matches_numpy(self.data, self.chunks, self.pad_width, self.mode, **self.kwargs)
 
     def __repr__(self) -> str:

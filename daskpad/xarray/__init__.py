@@ -414,6 +414,8 @@ class Pad2Accessor:
         mode: ModeArg = "constant",
         **kwargs: Any,
     ) -> Any:
+        """:func:`daskpad.xarray.pad2` of this object: ``ds.pad2(lon=2, mode="wrap")``, or
+        ``ds.pad2({"lon": 2}, mode="wrap")``, with the same keywords."""
         return pad2(self._obj, pad_width, mode, **kwargs)
 
     def crop(self, pad_width: Any = None, **pad_width_kwargs: Any) -> Any:
