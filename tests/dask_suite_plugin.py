@@ -1,6 +1,6 @@
 """A pytest plugin (``-p dask_suite_plugin``) that runs dask's own ``map_overlap`` tests
 with ``dask.array.map_overlap`` and ``Array.map_overlap`` routed to
-``daskpad.dask.map_overlap``; tests/test_dask_suite.py runs it. dask's test code is
+``daskpad.dask.map_overlap``; tests/api/test_dask_suite.py runs it. dask's test code is
 imported from the installed dask, never copied.
 """
 

@@ -8,5 +8,5 @@ here: lazy graph layers, picked arrays, tasks and renamed graphs, and the graph 
 (:mod:`daskpad._compat.tasks`); what the schedulers do not publish
 (:mod:`daskpad._compat.schedulers`); and names of distributed and zarr outside their
 documented API (:mod:`daskpad._compat.libraries`). The rest of daskpad calls these and the
-libraries' public API only (``tests/test_layers.py`` checks it).
+libraries' public API only (``tests/project/test_layers.py`` checks it).
 """

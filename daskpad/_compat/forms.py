@@ -6,7 +6,7 @@ planning (array-expr), where the same step is written with public expressions
 (``concatenate``, slicing, ``rechunk``) that dask's optimiser reads. A module with such a
 step writes each form as its own function and joins them with :func:`per_graph_mode`.
 Outside :mod:`daskpad._compat` nothing reads the graph mode itself
-(``tests/test_layers.py`` checks it, and pins where the pairs are).
+(``tests/project/test_layers.py`` checks it, and pins where the pairs are).
 """
 
 from __future__ import annotations

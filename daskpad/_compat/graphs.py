@@ -5,7 +5,7 @@ functions, ``tokenize``, ``dask.config``) is a small primitive here: graph layer
 demand, tasks, renamed and copied graphs, the block index of a blockwise task, the layers
 of a classic graph, and the local scheduler's progress. Each primitive works with dask's
 classic graphs and with its array query planning (array-expr); a dask upgrade that moves an
-internal should touch this module only. ``tests/test_dask.py`` checks each primitive in
+internal should touch this module only. ``tests/compat/test_dask.py`` checks each primitive in
 both graph modes, and that no other module reaches past this door.
 """
 

@@ -35,7 +35,7 @@ pytest.importorskip("xarray")
 pytest.importorskip("distributed")
 pytest.importorskip("scipy")  # (04-halos checks its blur against scipy.ndimage)
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 # Notebooks that start a dask.distributed cluster (ci/test.sh's second run leaves those out).
 CLUSTER = {"03-at-scale.ipynb"}

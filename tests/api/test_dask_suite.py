@@ -16,7 +16,7 @@ from daskpad._compat.graphs import query_planning
 
 # (dask's wheels ship its tests; a dask without them has nothing to run here)
 DASK_TESTS = Path(pytest.importorskip("dask.array.tests").__file__).parent / "test_overlap.py"
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]  # tests/, where dask_suite_plugin.py is
 
 
 def test_dasks_map_overlap_tests_pass_through_daskpad_dask(tmp_path):

@@ -1,7 +1,7 @@
 """The documentation site's sources name what the code offers: the API reference lists
 every public name (and nothing else), the accessor's methods and the command's parser.
 
-The built site is checked in a browser by tests/test_site.py.
+The built site is checked in a browser by tests/project/test_site.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ pytest.importorskip("hypothesis")  # daskpad.testing's strategies are public nam
 import daskpad.testing  # noqa: E402
 import daskpad.xarray  # noqa: E402
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _listed() -> dict[str, set[str]]:

@@ -20,7 +20,7 @@ from graphfacts import blocks_as_computed
 import daskpad
 from daskpad._compat.graphs import query_planning
 
-RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
 pytest.importorskip("distributed")
 pytest.importorskip("zarr")

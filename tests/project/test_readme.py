@@ -17,7 +17,7 @@ pytest.importorskip("zarr")
 
 from daskpad.cli import main  # noqa: E402  (needs xarray)
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 # the big arrays of the text, made small to compute in a test
 SMALL = [("20_000", "2_000"), ("chunks=2_000", "chunks=200"), ('memory="1GB"', 'memory="1MB"')]

@@ -561,7 +561,7 @@ def test_every_word_alone_means_one_mode_or_is_refused():
 
 
 def test_the_boundary_table_in_the_docs_is_the_one_in_the_code():
-    text = (Path(__file__).parents[1] / "docs" / "boundaries.md").read_text()
+    text = (Path(__file__).parents[2] / "docs" / "boundaries.md").read_text()
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     documented = {}
     for row in rows:
