@@ -1,16 +1,12 @@
-"""daskpad's benchmarks: one module per scenario, in the layout of airspeed velocity (asv).
+"""daskpad's benchmarks: one runner, one module per section.
 
-``bench_<scenario>.py`` holds a scenario twice: its section of the side-by-side report
-(``section_<scenario>(cfg)``, rows with daskpad, dask.array.pad and numpy.pad in one run)
-and asv benchmark classes on the same cases, the library a parameter (``time_*``,
-``peakmem_*``, ``track_*``). ``common.py`` holds what they share. The report's commands:
-
-    python benchmarks/run.py [--quick]         # correctness, inmem, build, pipeline,
-                                               # cluster, callable, wide, storemem, cli, big
-    python benchmarks/chunkings.py [--quick]   # remainders, widebuild, widesum
-    python benchmarks/edge_function.py         # edge_function
-    python benchmarks/plot.py                  # build_scaling.png from results.json
-
-The same scenarios under asv (``asv.conf.json`` in the repository root), in this Python
-environment: ``asv run --python=same --quick`` (``--bench REGEX`` picks some).
+``python benchmarks/run.py [SECTION | GROUP ...] [--quick]`` runs the sections and prints
+one markdown table each (``--json`` writes the rows with the machine, date and command;
+``run.py``'s docstring lists the sections and their options). Each ``bench_<section>.py``
+holds the section's cases (``section_<section>(cfg)``) and, on the same cases at the
+``--quick`` sizes, asv benchmark classes (``asv run --python=same --quick``, ``asv.conf.json``
+in the repository root). What they share: ``timing.py`` (the one loop of interleaved
+rounds, and a command in a process of its own), ``sources.py`` (every input array),
+``common.py`` (the libraries, the modes' arguments, verdicts, tables). ``plot.py`` draws
+``build_scaling.png`` from the JSON of a "build" run.
 """

@@ -7,8 +7,7 @@ everyday case), and pads wider than the chunks: 1500 on 3000 x 3000 in chunks of
 3000 on 12000 x 12000 in chunks of 500; and pad 64 on 20000 x 20000 float32 read from a
 zarr store on a 2-worker LocalCluster (process workers, one thread each).
 ``--quick``: 1024 x 1024 in chunks of 128, pad 8, and 384 x 384 in chunks of 32, pad 192.
-The source is generated block by block (a smooth float64 function of the position), so
-every run reads nothing from memory that another left behind. Targets (the "target" and
+The source is ``sources.source`` in float64, generated block by block. Targets (the "target" and
 "met" columns): daskpad's ratio at most dask.array.pad's + 0.03 where dask.array.pad's
 sum is right (it equals numpy.pad's, here: daskpad's, which the parity suites hold to
 numpy.pad); in the first geometry also at most 1.10 for every mode that reads a slab of
@@ -20,9 +19,7 @@ from __future__ import annotations
 
 import functools
 import shutil
-import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,9 +30,9 @@ import numpy as np
 
 import daskpad
 
-from .bench_cluster import _local_cluster
-from .common import _dask_pad as common_dask_pad
-from .common import _progress
+from .common import _progress, attempt, dask_pad, local_cluster
+from .sources import source
+from .timing import rounds
 
 #: (label, mode, keywords): every mode family, with the statistics' slab and whole axis
 CASES: list[tuple[str, str, dict[str, Any]]] = [
@@ -51,52 +48,19 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-def _positions64(block: np.ndarray, block_info: Any = None) -> np.ndarray:
-    loc = block_info[None]["array-location"]
-    (r0, r1), (c0, c1) = loc
-    rows = np.arange(r0, r1, dtype=np.float64)[:, None] * 1e-3
-    return rows + np.arange(c0, c1, dtype=np.float64)[None, :] * 2e-3
+def square(n: int, chunk: int) -> da.Array:
+    """The float64 source, ``n x n`` in chunks of ``chunk``."""
+    return source((n, n), chunk, np.float64)
 
 
-def source(n: int, chunk: int) -> da.Array:
-    template = da.empty((n, n), chunks=chunk, dtype=np.float64)
-    meta = np.empty((0, 0), dtype=np.float64)
-    return template.map_blocks(_positions64, dtype=np.float64, meta=meta)
-
-
-def _dask_pad(x: da.Array, width: int, mode: str, **kwargs: Any) -> da.Array | None:
-    """dask.array.pad's result, or None for the mode it does not have (median)."""
-    try:
-        return common_dask_pad(x, width, mode, **kwargs)
-    except NotImplementedError:
-        return None
-
-
-def _time(fn: Callable[[], Any]) -> tuple[float, Any]:
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
-def paired_ratios(
-    x: da.Array, runs: dict[str, Callable[[], Any]], rounds: int
+def paired_sums(
+    x: da.Array, runs: dict[str, Callable[[], Any]], repeat: int
 ) -> tuple[dict[str, float], float, dict[str, Any]]:
-    """Median over ``rounds`` of each run's time / the unpadded sum's in the same round
-    (the order rotating round by round), the median unpadded time, and each run's result."""
-    names = ["unpadded", *runs]
-    fns: dict[str, Callable[[], Any]] = {"unpadded": lambda: _total(x), **runs}
-    ratios: dict[str, list[float]] = {n: [] for n in runs}
-    base: list[float] = []
-    results: dict[str, Any] = {}
-    for r in range(rounds):
-        order = names[r % len(names) :] + names[: r % len(names)]
-        took = {}
-        for n in order:
-            took[n], results[n] = _time(fns[n])
-        base.append(took["unpadded"])
-        for n in runs:
-            ratios[n].append(took[n] / took["unpadded"])
-    return {n: statistics.median(v) for n, v in ratios.items()}, statistics.median(base), results
+    """Each run's median ratio to the unpadded sum of ``x`` in the same round, the median
+    unpadded seconds, and each run's result."""
+    got = rounds({"unpadded": lambda: _total(x), **runs}, repeat, memory=False)
+    ratios = {n: got.ratio(n, "unpadded") for n in runs}
+    return ratios, got.median("unpadded"), got.results
 
 
 def _total(y: da.Array) -> float:
@@ -110,7 +74,7 @@ def _rows(
     geometry: str,
     make: Callable[[], da.Array],
     width: int,
-    rounds: int,
+    repeat: int,
     everyday: bool,
     scheduler: str | None = "threads",
 ) -> list[dict]:
@@ -120,12 +84,14 @@ def _rows(
     for label, mode, kwargs in CASES:
         x = make()
         ours = daskpad.pad(x, width, mode=mode, **kwargs)
-        theirs = _dask_pad(x, width, mode, **kwargs)
+        theirs, _ = attempt(
+            lambda x=x, mode=mode, kwargs=kwargs: dask_pad(x, width, mode, **kwargs)
+        )
         runs = {"daskpad": lambda y=ours: _total(y)}
         if theirs is not None:
             runs["dask.array.pad"] = lambda y=theirs: _total(y)
         with dask.config.set({"scheduler": scheduler} if scheduler else {}):
-            ratio, base, results = paired_ratios(x, runs, rounds)
+            ratio, base, results = paired_sums(x, runs, repeat)
         right = theirs is not None and bool(
             np.isclose(results["dask.array.pad"], results["daskpad"], rtol=1e-9)
         )
@@ -159,11 +125,11 @@ def _slab_reads(x: da.Array, width: int) -> float:
     return float(sum(sums))
 
 
-def _slab_reads_row(cfg: Any, geometry: str, x: da.Array, width: int, rounds: int) -> dict:
+def _slab_reads_row(cfg: Any, geometry: str, x: da.Array, width: int, repeat: int) -> dict:
     """The floor under a slab mode's ratio: plain dask's sum that also reads the edge slabs
     (:func:`_slab_reads`), as a ratio to the unpadded sum in the same rounds."""
     with dask.config.set(scheduler="threads"):
-        ratio, base, _ = paired_ratios(x, {"reads": lambda: _slab_reads(x, width)}, rounds)
+        ratio, base, _ = paired_sums(x, {"reads": lambda: _slab_reads(x, width)}, repeat)
     row = {
         "geometry": geometry,
         "mode": f"(no pad) the sum and its {width}-wide edge slabs' sums, plain dask",
@@ -179,7 +145,7 @@ def _slab_reads_row(cfg: Any, geometry: str, x: da.Array, width: int, rounds: in
 
 
 def section_ahead(cfg: Any) -> list[dict]:
-    rounds = max(cfg.repeat, 1 if cfg.quick else 7)
+    repeat = max(cfg.repeat, 1 if cfg.quick else 7)
     if cfg.quick:
         geometries = [
             ("pad 8 on 1024², chunks 128", 1024, 128, 8),
@@ -193,16 +159,16 @@ def section_ahead(cfg: Any) -> list[dict]:
         ]
     rows = []
     for k, (geometry, n, chunk, width) in enumerate(geometries):
-        make = functools.partial(source, n, chunk)
-        rows += _rows(cfg, geometry, make, width, rounds, everyday=k == 0)
+        make = functools.partial(square, n, chunk)
+        rows += _rows(cfg, geometry, make, width, repeat, everyday=k == 0)
         if k == 0:
-            rows.append(_slab_reads_row(cfg, geometry, make(), width, rounds))
+            rows.append(_slab_reads_row(cfg, geometry, make(), width, repeat))
     if not cfg.quick:
-        rows += _cluster_rows(cfg, rounds)
+        rows += _cluster_rows(cfg, repeat)
     return rows
 
 
-def _cluster_rows(cfg: Any, rounds: int) -> list[dict]:
+def _cluster_rows(cfg: Any, repeat: int) -> list[dict]:
     """pad 64 on 20000² float32 read from a zarr store (zarr's default codec, 1.6 GB), on
     a 2-worker LocalCluster with one thread per worker process."""
     import distributed
@@ -211,15 +177,15 @@ def _cluster_rows(cfg: Any, rounds: int) -> list[dict]:
     try:
         where = str(tmp / "source.zarr")
         with dask.config.set(scheduler="threads"):
-            da.to_zarr(source(20_000, 2_000).astype(np.float32), where)
-        with _local_cluster() as cluster, distributed.Client(cluster):
+            da.to_zarr(square(20_000, 2_000).astype(np.float32), where)
+        with local_cluster() as cluster, distributed.Client(cluster):
             geometry = "pad 64 on a 20000² float32 zarr store, chunks 2000, 2 workers"
             return _rows(
                 cfg,
                 geometry,
                 lambda: da.from_zarr(where),
                 64,
-                rounds,
+                repeat,
                 everyday=False,
                 scheduler=None,
             )
@@ -241,16 +207,13 @@ class AheadPadSum:
 
     def setup(self, lib: str, label: str) -> None:
         _label, mode, kwargs = next(c for c in CASES if c[0] == label)
-        x = source(1024, 128)
+        x = square(1024, 128)
         if lib == "unpadded":
             self.y = x
             return
         y = daskpad.pad(x, 8, mode=mode, **kwargs) if lib == "daskpad" else None
         if lib == "dask.array.pad":
-            y = _dask_pad(x, 8, mode, **kwargs)
-            if y is None:
-                raise NotImplementedError(f"dask.array.pad has no {mode!r}")  # asv: skipped
-        assert y is not None
+            y = dask_pad(x, 8, mode, **kwargs)  # NotImplementedError for median: asv skips
         self.y = y
 
     def time_pad_sum(self, lib: str, label: str) -> None:

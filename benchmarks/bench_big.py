@@ -17,17 +17,9 @@ import numpy as np
 
 import daskpad
 
-from .common import (
-    ALL_MODES,
-    LAST_PEAK,
-    QUICK,
-    UNPADDED,
-    _progress,
-    _record,
-    lazy_source,
-    tasks,
-    timed_together,
-)
+from .common import ALL_MODES, QUICK, UNPADDED, _progress, _record, tasks
+from .sources import source
+from .timing import rounds
 
 # the bigger-than-memory modes: a whole-axis median would hold about the whole array
 BIG_MODES = [m for m in ALL_MODES if m != "median"] + ["median:256"]
@@ -52,14 +44,14 @@ def _big_pad(x, w: int, mode: str):
 
 def section_big(cfg) -> list[dict]:
     side, c, w = _big_geometry(cfg)
-    x = lazy_source((side, side), (c, c))
+    x = source((side, side), (c, c))
     rows = []
     with dask.config.set(scheduler="threads"):
         for mode in cfg.big_modes or BIG_MODES:
             name, _, length = mode.partition(":")
             y = _big_pad(x, w, mode)
             # each mode right after its own unpadded baseline (this VM drifts by 10-30%)
-            result = timed_together(
+            got = rounds(
                 {
                     "unpadded": lambda: x.sum(dtype=np.float64).compute(),
                     "daskpad": lambda y=y: y.sum(dtype=np.float64).compute(),
@@ -67,10 +59,10 @@ def section_big(cfg) -> list[dict]:
                 cfg.repeat,
             )
             label = f"{name} stat_length={length}" if length else mode
-            row = {"mode": label, "GB": y.nbytes / 1e9, "unpadded s": result["unpadded"][0]}
-            row["unpadded MB"] = result["unpadded"][1]
-            t, m = result["daskpad"]
-            _record(row, "daskpad", t, m, y, True, rss=LAST_PEAK["MB"])
+            row = {"mode": label, "GB": y.nbytes / 1e9, "unpadded s": got.median("unpadded")}
+            row["unpadded MB"] = got.median_mb("unpadded")
+            t, m = got.median("daskpad"), got.median_mb("daskpad")
+            _record(row, "daskpad", t, m, y, True, rss=got.rss["daskpad"])
             rows.append(row)
             _progress(cfg, "big", row)
     return rows
@@ -89,7 +81,7 @@ class Big:
 
     def setup(self, lib: str, mode: str) -> None:
         side, c, w = _big_geometry(QUICK)
-        x = lazy_source((side, side), (c, c))
+        x = source((side, side), (c, c))
         self.y = x if lib == UNPADDED else _big_pad(x, w, mode)
 
     def time_sum(self, lib: str, mode: str) -> None:

@@ -1,21 +1,34 @@
 """build: graph build at 10^4..10^6 chunks (2-D, 4x4 chunks, pad 3), each library and mode
-on a fresh ``da.zeros`` input.
+on a fresh ``da.zeros`` input (a shared one would hand the second library the first one's
+cached input layer). Columns per library:
+"call s" the pad call alone; "materialise s" ``dict(y.__dask_graph__())``;
+"build s" their sum and "build net s" the same minus "input materialise s"
+(the bare input's own ``dict(x.__dask_graph__())``); "opt+mat s"
+``dict(y.__dask_optimize__(graph, keys))``; "tasks" tasks added (the whole
+graph minus "input tasks") and "tasks raw" the whole graph; "pad layers s"
+the call plus the pad's own layers materialised and converted to dask's task
+nodes, from an input whose layer is materialised already (the pad's share of
+what a scheduler builds; the median of ``--repeat`` rounds, the libraries
+alternating), "pad layers MB" those layers pickled as a client ships them,
+and their ratio daskpad / dask.array.pad. Modes: reflect, constant, mean
+stat_length=2, linear_ramp, mean and median with stat_length=None (the whole
+axis; dask.array.pad has no median) and a user function. "-" is not
+measured: "opt+mat s" from 10^6 chunks (minutes; ``--full-build`` measures
+it), and from 10^6 chunks everything but "call s" for the whole-axis
+statistics and everything but "call s" and the pad layers for the user
+function.
 
-A shared input would hand the second library the first one's cached input layer. Measured:
-the pad call alone, ``dict(y.__dask_graph__())`` (materialisation, what compute does first),
-``dict(y.__dask_optimize__(graph, keys))``, and the tasks added (see ``run.py``'s notes for
-the report's columns). asv: 10^2 and about 10^3 chunks (the ``--quick`` grids), the library
-a parameter; every timed call gets fresh inputs from ``setup``.
+asv: 10^2 and about 10^3 chunks (the ``--quick`` grids), the library a parameter; every
+timed call gets fresh inputs from ``setup``.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
 import math
 import pickle
-import statistics
 import time
-from collections.abc import Callable
 from typing import Any
 
 import dask.array as da
@@ -23,6 +36,7 @@ import numpy as np
 
 from .bench_correctness import mode_verdict, verdict
 from .common import DASK, LIBS, QUICK, _progress, _ratio, mode_arg, skip
+from .timing import Took, measure, rounds
 
 BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measurements
 BUILD_WIDTH = 3
@@ -53,20 +67,14 @@ def _build_input(side: int) -> da.Array:
     return da.zeros((side * 4, side * 4), chunks=4, dtype=np.float32)
 
 
-def _clock(fn: Callable[[], Any]) -> tuple[float, Any]:
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
 def _build_cell(fn, side: int, mode: str, kwargs: dict, materialise: bool, optimize: bool):
     """(call s, materialise s, tasks in the whole graph, optimize+materialise s) of one
     library and mode, None where not measured."""
     x = _build_input(side)
-    t_call, y = _clock(lambda: fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs))
+    t_call, _, _, y = measure(lambda: fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs), False)
     t_mat = n_tasks = t_opt = None
-    if materialise:
-        t_mat, graph = _clock(lambda: dict(y.__dask_graph__()))  # what compute does first
+    if materialise:  # what compute does first
+        t_mat, _, _, graph = measure(lambda: dict(y.__dask_graph__()), False)
         n_tasks = len(graph)
         del graph
     del x, y
@@ -74,25 +82,22 @@ def _build_cell(fn, side: int, mode: str, kwargs: dict, materialise: bool, optim
     if optimize:  # again from a fresh input: nothing cached by the materialisation above
         x = _build_input(side)
         y = fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs)
-        t_opt, graph = _clock(
-            lambda: dict(y.__dask_optimize__(y.__dask_graph__(), y.__dask_keys__()))
+        t_opt, _, _, graph = measure(
+            lambda: dict(y.__dask_optimize__(y.__dask_graph__(), y.__dask_keys__())), False
         )
         del graph, x, y
         gc.collect()
     return t_call, t_mat, n_tasks, t_opt
 
 
-def _pad_layers_cell(fn, side: int, mode: str, kwargs: dict) -> tuple[float, float] | None:
-    """(seconds, pickled MB) of the pad's own layers, net of the input's: the call, the
-    layers materialised and converted to dask's task nodes (what a scheduler runs), and
-    the size of those layers pickled as a client ships them. None where the graph has no
-    layers (query planning)."""
+def _pad_layers_cell(fn, side: int, mode: str, kwargs: dict) -> Took:
+    """The seconds of the pad's own layers, net of the input's: the call, the layers
+    materialised and converted to dask's task nodes (what a scheduler runs); its value the
+    MB of those layers pickled as a client ships them."""
     from dask._task_spec import convert_legacy_graph
 
     x = _build_input(side)
     graph = x.__dask_graph__()
-    if not hasattr(graph, "layers"):
-        return None
     dict(graph)  # the input's layer materialised (and kept on the layer) first
     t0 = time.perf_counter()
     y = fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs)
@@ -105,31 +110,27 @@ def _pad_layers_cell(fn, side: int, mode: str, kwargs: dict) -> tuple[float, flo
     mb = len(pickle.dumps(new, protocol=pickle.HIGHEST_PROTOCOL)) / 1e6
     del x, y, graph, new, tasks
     gc.collect()
-    return t, mb
+    return Took(t, value=mb)
 
 
 def _pad_layers_cells(cfg, side: int, mode: str, kwargs: dict) -> dict[str, Any]:
     """Each library's "pad layers s" (the median of ``cfg.repeat`` rounds, the libraries
-    alternating within each round) and "pad layers MB"."""
+    alternating) and "pad layers MB"; none where the graph has no layers (query
+    planning)."""
     libs = {lib: fn for lib, fn in LIBS.items() if verdict(lib, mode) != "unsupported"}
-    times: dict[str, list[float]] = {lib: [] for lib in libs}
-    cells: dict[str, Any] = {}
-    if not libs:
-        return cells
-    names = list(libs)
-    for r in range(cfg.repeat):
-        for lib in names[r % len(names) :] + names[: r % len(names)]:
-            try:
-                layers = _pad_layers_cell(libs[lib], side, mode, kwargs)
-            except NotImplementedError:
-                continue
-            if layers is not None:
-                times[lib].append(layers[0])
-                cells[f"{lib} pad layers MB"] = layers[1]
-    for lib, t in times.items():
-        if t:
-            cells[f"{lib} pad layers s"] = statistics.median(t)
-    return cells
+    if not libs or not hasattr(_build_input(1).__dask_graph__(), "layers"):
+        return {}
+    cells = {
+        lib: functools.partial(_pad_layers_cell, fn, side, mode, kwargs)
+        for lib, fn in libs.items()
+    }
+    got = rounds(cells, cfg.repeat, memory=False, catch=True)
+    out: dict[str, Any] = {}
+    for lib in libs:
+        if got.seconds[lib]:
+            out[f"{lib} pad layers MB"] = got.results[lib]
+            out[f"{lib} pad layers s"] = got.median(lib)
+    return out
 
 
 def _build_sides(cfg) -> list[int]:
@@ -145,7 +146,7 @@ def section_build(cfg) -> list[dict]:
         t_input = math.inf
         for _ in range(2):  # best of 2 fresh inputs: the first one pays for warm-up
             x = _build_input(side)
-            t, graph = _clock(lambda x=x: dict(x.__dask_graph__()))
+            t, _, _, graph = measure(lambda x=x: dict(x.__dask_graph__()), False)
             t_input, n_input = min(t_input, t), len(graph)
             del graph, x
             gc.collect()

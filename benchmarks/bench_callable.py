@@ -11,7 +11,9 @@ import dask
 import numpy as np
 
 from .bench_correctness import skip_unless_right, verdict
-from .common import LAST_PEAK, LIBS, QUICK, _progress, _record, lazy_source, tasks, timed, user_pad
+from .common import LIBS, QUICK, _progress, _record, tasks, user_pad
+from .sources import source
+from .timing import rounds
 
 
 def _callable_geometry(cfg):
@@ -25,16 +27,20 @@ WIDTHS = [4, 64]
 
 
 def section_callable(cfg) -> list[dict]:
-    x = lazy_source(*_callable_geometry(cfg))
+    x = source(*_callable_geometry(cfg))
     rows = []
     with dask.config.set(scheduler="threads"):
         for w in WIDTHS:
             row = {"array": f"{x.nbytes / 1e9:.2f} GB float32", "width": w}
-            for lib, fn in LIBS.items():
-                y = fn(x, w, user_pad)
-                t, m, _ = timed(lambda y=y: y.sum(dtype=np.float64).compute())
+            padded = {lib: fn(x, w, user_pad) for lib, fn in LIBS.items()}
+            got = rounds(
+                {lib: lambda y=y: y.sum(dtype=np.float64).compute() for lib, y in padded.items()},
+                cfg.repeat,
+            )
+            for lib, y in padded.items():
                 ok = verdict(lib, "callable") == "ok"
-                _record(row, lib, t, m, y, ok, rss=LAST_PEAK["MB"])
+                t, m = got.median(lib), got.median_mb(lib)
+                _record(row, lib, t, m, y, ok, rss=got.rss[lib])
             rows.append(row)
             _progress(cfg, "callable", row)
     return rows
@@ -53,7 +59,7 @@ class UserFunction:
 
     def setup(self, lib: str, width: int) -> None:
         skip_unless_right(lib, "callable")
-        self.y = LIBS[lib](lazy_source(*_callable_geometry(QUICK)), width, user_pad)
+        self.y = LIBS[lib](source(*_callable_geometry(QUICK)), width, user_pad)
 
     def time_pad_sum(self, lib: str, width: int) -> None:
         with dask.config.set(scheduler="threads"):

@@ -18,43 +18,20 @@ from __future__ import annotations
 import contextlib
 import math
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .common import QUICK, _progress, _ratio, lazy_source, skip
-
-# The peak resident set of the process: VmHWM (this program's own), not ru_maxrss, which
-# Linux carries over from the forking parent (this benchmark, after its other sections).
-_CLI_LAUNCHER = """
-import resource, sys, time
-from daskpad.cli import main
-t0 = time.perf_counter()
-rc = main(sys.argv[1:])
-t = time.perf_counter() - t0
-try:
-    with open("/proc/self/status") as f:
-        kb = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
-except (OSError, StopIteration):
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(f"BENCH rc={rc} s={t} maxrss_kb={kb}")
-"""
+from .common import QUICK, _progress, _ratio, skip
+from .sources import source, write_store
+from .timing import Rounds, Took, command, rounds
 
 
-def _run_cli(argv: list[str]) -> tuple[float, float, str]:
-    """Run ``daskpad`` in a fresh process: (seconds in main, peak resident MB, stdout)."""
-    import subprocess
-
-    run = subprocess.run(
-        [sys.executable, "-c", _CLI_LAUNCHER, *argv], capture_output=True, text=True
-    )
-    last = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
-    if run.returncode or not last.startswith("BENCH rc=0 "):
-        raise RuntimeError(f"daskpad {' '.join(argv)} failed:\n{run.stdout}\n{run.stderr}")
-    fields = dict(f.split("=") for f in last.split()[1:])
-    return float(fields["s"]), int(fields["maxrss_kb"]) / 1024, run.stdout
+def _run_cli(argv: list[str]) -> Took:
+    """``daskpad ARGV`` in a fresh process: seconds in main, peak resident MB, stdout."""
+    done = command(argv)
+    return Took(done.main_s, done.mb, done.stdout)
 
 
 #: the command's modes: bounded slabs first, then the whole-axis statistics
@@ -83,11 +60,7 @@ def _cli_geometry(cfg):
 
 def _write_source(src: Path, n: int, chunk: int) -> None:
     """A zarr store (format 3, zstd) of a lazily generated n x n-block float32 variable."""
-    import xarray as xr
-
-    shutil.rmtree(src, ignore_errors=True)
-    x = lazy_source((n * chunk,) * 2, (chunk, chunk))
-    xr.Dataset({"v": (("y", "x"), x)}).to_zarr(src, zarr_format=3, consolidated=False)
+    write_store(src, source((n * chunk,) * 2, (chunk, chunk)))
 
 
 def _cli_argv(case: str, src: Path | str, dst: Path | str, mode: str, memory: str) -> list[str]:
@@ -153,11 +126,21 @@ _S3_CREDENTIALS = {
 }
 
 
+def _paired(row: dict, case: str, got: Rounds, memory: bool = True) -> None:
+    """A case's cells: its copy's and its pad's median seconds and their ratio, and (with
+    ``memory``) the pad's median peak resident MB and its ratio to the copy's."""
+    t_copy, t_pad = got.median("copy"), got.median("pad")
+    row.update({f"{case} copy s": t_copy, f"{case} s": t_pad})
+    row[f"{case} ratio"] = _ratio(t_pad, t_copy)
+    if memory:
+        m_copy, m_pad = got.median_mb("copy"), got.median_mb("pad")
+        row[f"{case} RSS MB"] = m_pad
+        row[f"{case} RSS ratio"] = _ratio(m_pad, m_copy)
+
+
 def _s3_row(cfg, src: Path, n: int, chunk: int) -> dict | None:
     """The command reading SRC from and writing DST to an S3-compatible server on
     127.0.0.1, reflect, against the same command copying it there."""
-    import statistics
-
     with _s3_server() as server:
         if server is None:
             return None
@@ -165,7 +148,7 @@ def _s3_row(cfg, src: Path, n: int, chunk: int) -> dict | None:
         fs.put(str(src), "daskpad-bench/src.zarr", recursive=True)
         where = ["--storage-option", f"endpoint_url={endpoint}", "--no-progress"]
 
-        def run(mode: str) -> tuple[float, float, str]:
+        def run(mode: str) -> Took:
             if fs.exists("daskpad-bench/dst.zarr"):
                 fs.rm("daskpad-bench/dst.zarr", recursive=True)
             argv = _cli_argv(
@@ -173,20 +156,10 @@ def _s3_row(cfg, src: Path, n: int, chunk: int) -> dict | None:
             )
             return _run_cli([*argv, *where])
 
-        copies, pads = [], []
-        for _ in range(cfg.repeat):
-            copies.append(run(""))
-            pads.append(run("reflect"))
+        got = rounds({"copy": lambda: run(""), "pad": lambda: run("reflect")}, cfg.repeat)
     row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": "reflect, S3 (moto, 127.0.0.1)"}
     row["input MB"] = n * n * chunk * chunk * 4 / 1e6
-    t_copy = statistics.median(r[0] for r in copies)
-    t_pad = statistics.median(r[0] for r in pads)
-    m_copy = statistics.median(r[1] for r in copies)
-    m_pad = statistics.median(r[1] for r in pads)
-    row.update(
-        {"threads copy s": t_copy, "threads s": t_pad, "threads ratio": _ratio(t_pad, t_copy)}
-    )
-    row.update({"threads RSS MB": m_pad, "threads RSS ratio": _ratio(m_pad, m_copy)})
+    _paired(row, "threads", got)
     return row
 
 
@@ -194,8 +167,6 @@ def section_cli(cfg) -> list[dict]:
     """The command on a zarr store of n x n blocks in every mode: time and peak resident
     memory of the process on local threads, tile by tile and on a 2-worker cluster, each
     against the same command copying the store, round by round."""
-    import statistics
-
     sides, chunk, memory = _cli_geometry(cfg)
     block_mb = chunk * chunk * 4 / 1e6
     tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
@@ -206,7 +177,7 @@ def section_cli(cfg) -> list[dict]:
             src = tmp / "src.zarr"
             _write_source(src, n, chunk)
 
-            def run(case: str, mode: str, src: Path = src) -> tuple[float, float, str]:
+            def run(case: str, mode: str, src: Path = src) -> Took:
                 shutil.rmtree(tmp / "dst.zarr", ignore_errors=True)
                 argv = _cli_argv(case, src, tmp / "dst.zarr", mode, memory)
                 return _run_cli([*argv, "--no-progress"])
@@ -215,22 +186,16 @@ def section_cli(cfg) -> list[dict]:
                 row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": mode}
                 row["input MB"] = n * n * block_mb
                 for case in CLI_CASES[:2] if cfg.quick else CLI_CASES:
-                    copies, pads = [], []
-                    for _ in range(cfg.repeat):
-                        copies.append(run("cluster" if case == "cluster" else "threads", ""))
-                        pads.append(run(case, mode))
-                    t_copy = statistics.median(r[0] for r in copies)
-                    t_pad = statistics.median(r[0] for r in pads)
-                    row[f"{case} copy s"] = t_copy
-                    row[f"{case} s"] = t_pad
-                    row[f"{case} ratio"] = _ratio(t_pad, t_copy)
-                    if case != "cluster":  # (the workers' memory is not the command's)
-                        m_copy = statistics.median(r[1] for r in copies)
-                        m_pad = statistics.median(r[1] for r in pads)
-                        row[f"{case} RSS MB"] = m_pad
-                        row[f"{case} RSS ratio"] = _ratio(m_pad, m_copy)
+                    copy = "cluster" if case == "cluster" else "threads"
+                    fns = {
+                        "copy": lambda copy=copy: run(copy, ""),
+                        "pad": lambda case=case, mode=mode: run(case, mode),
+                    }
+                    got = rounds(fns, cfg.repeat, memory=False)
+                    # (the workers' memory is not the command's)
+                    _paired(row, case, got, memory=case != "cluster")
                     if case == "tiled":
-                        row["tiles"] = _tiles(pads[-1][2])
+                        row["tiles"] = _tiles(got.results["pad"])
                         row["--memory"] = memory
                 rows.append(row)
                 _progress(cfg, "cli", row)
@@ -256,8 +221,6 @@ def section_bigstore(cfg) -> list[dict]:
     31 GB of float32 by default, zstd; written once under ``--tmp`` and kept there for the
     next run, never in the repository): pad 256, reflect, default ``--memory``, against the
     same command copying the store, round by round (medians of ``--repeat``)."""
-    import statistics
-
     n, chunk, width = _bigstore_geometry(cfg)
     where = Path(cfg.tmp or tempfile.gettempdir())
     src = where / f"daskpad-bigstore-{n}x{n}x{chunk}.zarr"
@@ -265,26 +228,26 @@ def section_bigstore(cfg) -> list[dict]:
         _write_source(src, n, chunk)
     dst = where / "daskpad-bigstore-out.zarr"
     pad = ["--width", f"y={width}", "--width", f"x={width}", "--mode", "reflect"]
-    cases = {"copy": ["--width", "y=0"], "reflect": pad}
-    runs: dict[str, list[tuple[float, float, str]]] = {k: [] for k in cases}
+    cases = {"copy": ["--width", "y=0"], "pad": pad}
+
+    def run(argv: list[str]) -> Took:
+        shutil.rmtree(dst, ignore_errors=True)
+        return _run_cli(["pad", str(src), str(dst), *argv, "--no-progress"])
+
     try:
-        for _ in range(cfg.repeat):
-            for case, argv in cases.items():
-                shutil.rmtree(dst, ignore_errors=True)
-                runs[case].append(_run_cli(["pad", str(src), str(dst), *argv, "--no-progress"]))
+        fns = {case: lambda argv=argv: run(argv) for case, argv in cases.items()}
+        got = rounds(fns, cfg.repeat, memory=False)
     finally:
         shutil.rmtree(dst, ignore_errors=True)
-    t = {k: statistics.median(r[0] for r in v) for k, v in runs.items()}
-    m = {k: statistics.median(r[1] for r in v) for k, v in runs.items()}
     row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": f"reflect, pad {width}"}
     row["input GB"] = n * n * chunk * chunk * 4 / 1e9
     row["on disk GB"] = sum(f.stat().st_size for f in src.rglob("*") if f.is_file()) / 1e9
-    row.update({"copy s": t["copy"], "pad s": t["reflect"]})
-    row["ratio"] = _ratio(t["reflect"], t["copy"])
-    row.update({"copy RSS MB": m["copy"], "pad RSS MB": m["reflect"]})
-    row["tiles"] = _tiles(runs["reflect"][-1][2])
+    row.update({"copy s": got.median("copy"), "pad s": got.median("pad")})
+    row["ratio"] = _ratio(got.median("pad"), got.median("copy"))
+    row.update({"copy RSS MB": got.median_mb("copy"), "pad RSS MB": got.median_mb("pad")})
+    row["tiles"] = _tiles(got.results["pad"])
     row["rounds"] = " ".join(
-        f"{a[0]:.0f}/{b[0]:.0f}" for a, b in zip(runs["copy"], runs["reflect"])
+        f"{a:.0f}/{b:.0f}" for a, b in zip(got.seconds["copy"], got.seconds["pad"])
     )
     _progress(cfg, "bigstore", row)
     return [row]
@@ -317,22 +280,22 @@ class Command:
         if self.tmp is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def _run(self) -> tuple[float, float, str]:
+    def _run(self) -> Took:
         shutil.rmtree(self.dst, ignore_errors=True)
         return _run_cli(self.argv)
 
     def track_seconds_in_main(self, case: str, mode: str, blocks: int) -> float:
-        return self._run()[0]
+        return self._run().seconds
 
     track_seconds_in_main.unit = "seconds"
 
     def track_peak_rss(self, case: str, mode: str, blocks: int) -> float:
         """The command's peak resident memory (VmHWM), MB."""
-        return self._run()[1]
+        return self._run().mb or 0.0
 
     track_peak_rss.unit = "MB"
 
     def track_tiles(self, case: str, mode: str, blocks: int) -> int:
-        return _tiles(self._run()[2])
+        return _tiles(self._run().value)
 
     track_tiles.unit = "tiles"

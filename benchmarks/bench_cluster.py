@@ -14,21 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from .bench_pipeline import _pipelines, pipeline_case
-from .common import WITH_UNPADDED
-
-
-def _local_cluster():
-    import distributed
-
-    return distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    )
+from .common import WITH_UNPADDED, local_cluster
 
 
 def section_cluster(cfg) -> list[dict]:
     import distributed
 
-    with _local_cluster() as cluster, distributed.Client(cluster):
+    with local_cluster() as cluster, distributed.Client(cluster):
         if cfg.quick:
             return _pipelines(cfg, "cluster", ["reflect", "mean"], ["reflect"], cluster=True)
         modes = ["constant", "edge", "reflect", "wrap", "linear_ramp", "mean", "maximum"]
@@ -60,7 +52,7 @@ class ClusterPipeline:
 
         self.tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-"))
         self.y, self.run = pipeline_case(lib, pipeline, mode, self.tmp, cluster=True)
-        self.cluster = _local_cluster()
+        self.cluster = local_cluster()
         self.client = distributed.Client(self.cluster)
 
     def teardown(self, lib: str, pipeline: str, mode: str) -> None:

@@ -22,8 +22,9 @@ from .common import (
     mode_arg,
     same,
     tasks,
-    timed,
 )
+from .sources import normal
+from .timing import rounds
 
 
 def _inmem_cases(cfg):
@@ -42,32 +43,34 @@ def _inmem_cases(cfg):
 
 def section_inmem(cfg) -> list[dict]:
     rows = []
-    rng = np.random.default_rng(1)
     for label, shape, chunks, widths in _inmem_cases(cfg):
-        a = rng.standard_normal(shape)
+        a = normal(shape, 1)
         x = da.from_array(a, chunks=chunks)
+        interior = tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))
         for name in ALL_MODES:
             mode = mode_arg(name)
-            t_np, m_np, want = timed(
-                lambda a=a, w=widths, m=mode: np.pad(a, w, mode=m), cfg.repeat
-            )
-            interior = tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))
+            fns = {"numpy": lambda a=a, w=widths, m=mode: np.pad(a, w, mode=m)}
+            padded = {
+                lib: fn(x, widths, mode)
+                for lib, fn in LIBS.items()
+                if verdict(lib, name) != "unsupported"
+            }
+            fns.update({lib: y.compute for lib, y in padded.items()})
+            got = rounds(fns, cfg.repeat)
             row = {
                 "array": f"{label} {a.nbytes / 1e6:.0f} MB",
                 "mode": name,
-                "numpy s": t_np,
-                "numpy MB": m_np,
+                "numpy s": got.median("numpy"),
+                "numpy MB": got.median_mb("numpy"),
             }
-            for lib, fn in LIBS.items():
-                if verdict(lib, name) == "unsupported":
+            want = got.results["numpy"]
+            for lib in LIBS:
+                if lib not in padded:
                     row[f"{lib} s"] = "unsupported"
                     continue
-                y = fn(x, widths, mode)
-                t, m, got = timed(lambda y=y: y.compute(), cfg.repeat)
-                ok = verdict(lib, name) == "ok" and same(name, got, want, interior)
-                _record(row, lib, t, m, y, ok)
-                del got
-            del want
+                ok = verdict(lib, name) == "ok" and same(name, got.results[lib], want, interior)
+                _record(row, lib, got.median(lib), got.median_mb(lib), padded[lib], ok)
+            del got, want
             rows.append(row)
             _progress(cfg, "inmem", row)
     return rows
@@ -84,7 +87,7 @@ def _inmem_case(lib: str, label: str, name: str):
     """(the in-memory array, the padded dask array or None for numpy.pad, the widths) of
     one library on one of the ``--quick`` arrays."""
     _, shape, chunks, widths = next(c for c in _inmem_cases(QUICK) if c[0] == label)
-    a = np.random.default_rng(1).standard_normal(shape)
+    a = normal(shape, 1)
     if lib == NUMPY:
         return a, None, widths
     skip_unless_right(lib, name)

@@ -25,7 +25,9 @@ import numpy as np
 import daskpad
 import daskpad.dask
 
-from .common import QUICK, _progress, lazy_source, tasks, timed_together
+from .common import QUICK, _progress, tasks
+from .sources import source
+from .timing import rounds
 
 #: numpy.pad's mode, and dask's boundary for it (None: dask has none)
 MODES = {"constant": 0.0, "edge": "nearest", "symmetric": "reflect", "wrap": "periodic"}
@@ -74,26 +76,25 @@ def _paired_row(
     cases = {"daskpad": _summed(ours)}
     if theirs is not None:
         cases[other] = _summed(theirs)
-    got = timed_together(cases, repeat=cfg.repeat)
+    got = rounds(cases, cfg.repeat)
     row = head | {
-        "daskpad s": got["daskpad"][0],
-        "daskpad MB": got["daskpad"][1],
+        "daskpad s": got.median("daskpad"),
+        "daskpad MB": got.median_mb("daskpad"),
         "daskpad tasks": tasks(ours),
     }
     if theirs is not None:
-        t, m = got[other]
         row |= {
-            f"{other} s": t,
-            f"{other} MB": m,
+            f"{other} s": got.median(other),
+            f"{other} MB": got.median_mb(other),
             f"{other} tasks": tasks(theirs),
-            ratio: f"{got['daskpad'][0] / t:.2f}x",
+            ratio: f"{got.median('daskpad') / got.median(other):.2f}x",
         }
     _progress(cfg, "overlap", row)
     return row
 
 
 def section_overlap(cfg) -> list[dict]:
-    x = lazy_source(*_geometry(cfg))
+    x = source(*_geometry(cfg))
     rows = []
     with dask.config.set(scheduler="threads"):
         for k in STENCILS:
@@ -224,7 +225,7 @@ class Stencil(_StencilSum):
     param_names = ("library", "mode", "stencil")
 
     def setup(self, lib: str, mode: str, k: int) -> None:
-        x = lazy_source(*_geometry(QUICK))
+        x = source(*_geometry(QUICK))
         if lib == "daskpad":
             self.y = daskpad.map_overlap(box, x, k // 2, mode, k=k, dtype=np.float32)
         else:
@@ -241,7 +242,7 @@ class PerAxis(_StencilSum):
     param_names = ("library", "stencil")
 
     def setup(self, lib: str, k: int) -> None:
-        self.y = per_axis_overlap(lazy_source(*_geometry(QUICK)), k, lib)
+        self.y = per_axis_overlap(source(*_geometry(QUICK)), k, lib)
 
 
 class PerAxisPad(_Summed):
@@ -252,7 +253,7 @@ class PerAxisPad(_Summed):
     param_names = ("calls",)
 
     def setup(self, calls: str) -> None:
-        self.y = per_axis_pad(lazy_source(*_geometry(QUICK)), calls)
+        self.y = per_axis_pad(source(*_geometry(QUICK)), calls)
 
     def time_pad_sum(self, calls: str) -> None:
         self._sum()
@@ -267,6 +268,6 @@ class TwoArrays(_StencilSum):
     param_names = ("library", "depths")
 
     def setup(self, lib: str, depths: str) -> None:
-        u = lazy_source(*_geometry(QUICK))
+        u = source(*_geometry(QUICK))
         v = u * np.float32(0.5) + np.float32(1)
         self.y = two_arrays(u, v, [int(d) for d in depths.split(",")], lib)

@@ -27,19 +27,9 @@ import daskpad
 from daskpad.core.chunks import regular_chunks
 
 from .bench_correctness import skip_unless_right, verdict
-from .common import (
-    ALL_MODES,
-    LIBS,
-    QUICK,
-    UNPADDED,
-    WITH_UNPADDED,
-    _progress,
-    _record,
-    _store,
-    lazy_source,
-    tasks,
-    timed_together,
-)
+from .common import ALL_MODES, LIBS, QUICK, UNPADDED, WITH_UNPADDED, _progress, _record, tasks
+from .sources import source, store_zarr
+from .timing import rounds
 
 
 def _pipeline_geometry(cfg, cluster: bool = False):
@@ -57,7 +47,7 @@ def _baselines(x: da.Array, tmp: Path) -> dict[str, Callable[[], Any]]:
     """Each pipeline without the pad."""
     return {
         "reduce": lambda: x.sum(dtype=np.float64).compute(),
-        "store": lambda: _store(x, str(tmp / "x.zarr"), x.chunks),
+        "store": lambda: store_zarr(x, str(tmp / "x.zarr"), x.chunks),
     }
 
 
@@ -72,7 +62,7 @@ def _padded_run(lib, fn, x, w, tmp: Path, pipeline: str, mode: str, policy):
     # dask.array.pad's result rechunked to the same chunks
     y = fn(x, w, mode)
     target = regular_chunks(x.chunks, y.shape, even=policy == "even")
-    return y, lambda: _store(y, str(tmp / f"{lib}.zarr"), target)
+    return y, lambda: store_zarr(y, str(tmp / f"{lib}.zarr"), target)
 
 
 def _pipeline_cases(modes: list[str], store_modes: list[str]):
@@ -84,7 +74,7 @@ def _pipeline_cases(modes: list[str], store_modes: list[str]):
 
 def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluster=False):
     shape, chunks, w = _pipeline_geometry(cfg, cluster)
-    x = lazy_source(shape, chunks)
+    x = source(shape, chunks)
     padded_bytes = math.prod(n + 2 * w for n in shape) * 4
     byte_ratio = padded_bytes / x.nbytes
     tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
@@ -105,14 +95,15 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
                 if case is not None:
                     padded[lib], runs[lib] = case
             # each case is timed in turn with its own unpadded baseline, round by round
-            result = timed_together(runs, cfg.repeat)
-            row["unpadded s"], row["unpadded MB"] = result["unpadded"]
+            got = rounds(runs, cfg.repeat)
+            row["unpadded s"] = got.median("unpadded")
+            row["unpadded MB"] = got.median_mb("unpadded")
             row["bytes ratio"] = byte_ratio
             for lib in LIBS:
                 if lib not in padded:
                     row[f"{lib} s"] = "unsupported"
                     continue
-                t, m = result[lib]
+                t, m = got.median(lib), got.median_mb(lib)
                 _record(row, lib, t, m, padded[lib], verdict(lib, mode) == "ok")
             rows.append(row)
             _progress(cfg, label, row)
@@ -135,7 +126,7 @@ def pipeline_case(lib: str, pipeline: str, mode: str, tmp: Path, cluster: bool =
     """(the array the pipeline reads, the pipeline) of one library at the ``--quick`` size,
     stores chunked "regular"; skips (NotImplementedError) what the report leaves out."""
     shape, chunks, w = _pipeline_geometry(QUICK, cluster)
-    x = lazy_source(shape, chunks)
+    x = source(shape, chunks)
     if lib == UNPADDED:
         return x, _baselines(x, tmp)[pipeline]
     skip_unless_right(lib, mode)

@@ -1,19 +1,45 @@
-"""remainders: chunks that do not divide the shape, float64 standard normal data, daskpad
-vs dask.array.pad vs numpy.pad.
+"""remainders: chunks that do not divide the shape, float64 standard normal data
+(``sources.normal``), daskpad vs dask.array.pad vs numpy.pad.
 
-(a) 1000 x 1000 in chunks of 333 (last chunk 1), pad 256; (b) 721 x 1440 in chunks of 360,
-pad 64; (c) 1000 x 500 in chunks ((1, 333, 333, 332, 1), (1, 498, 1)), pad 100; (d) 100 x
-201 x 150 in chunks (33, 50, 49), pad 20. Every mode, two chunk policies ("default" and
-"regular", dask.array.pad's result rechunked to daskpad's chunks); blocks, the largest
-block and the time of ``y.compute()`` of each (see ``chunkings.py``'s notes for the
-report's columns and targets). asv: the ``--quick`` cases and modes, the library a
-parameter; a library whose values are not numpy.pad's (up to rounding) is skipped.
+(a) 1000 x 1000 in chunks of 333 (last chunk 1),
+pad 256; (b) 721 x 1440 in chunks of 360 (721 = 360 + 360 + 1), pad 64;
+(c) 1000 x 500 in chunks ((1, 333, 333, 332, 1), (1, 498, 1)), pad 100;
+(d) 100 x 201 x 150 in chunks (33, 50, 49), pad 20. Every mode (constant, edge,
+linear_ramp, maximum, mean, median, minimum, reflect, reflect odd, symmetric,
+wrap; the statistics over the whole axis), two policies: "default",
+``daskpad.pad(x, w, mode)`` vs ``dask.array.pad(x, w, mode)``, and "regular",
+``daskpad.pad(x, w, mode, chunks="regular")`` vs ``dask.array.pad(x, w, mode)``
+rechunked to the chunks of daskpad's result. Columns: blocks of each result,
+the largest block's bytes of each, seconds of ``y.compute()`` (and of numpy.pad
+on the in-memory array), "ratio" (daskpad / dask.array.pad), and whether each
+result equals numpy.pad's: "ok" bit for bit (mean: ``np.allclose``, rtol
+1e-12), "rounding" where float values differ by rounding only (``np.allclose``,
+rtol 1e-12: counted as right), "wrong" otherwise, "n/a" where dask.array.pad
+lacks the mode (median); a time shows "wrong" (or "n/a") where the values are
+not right. Targets: daskpad blocks <= "blocks limit" = 2 x
+max(dask.array.pad's blocks, ceil(output bytes / budget)) (for median,
+dask.array.pad's blocks in mean mode); daskpad's largest block <= budget;
+ratio <= 1.5 where dask.array.pad's values are right (otherwise not a target).
+``--quick``: 100 x 100 in 33s pad 25, 73 x 144 in 36s pad 8, 100 x 50 in
+((1, 33, 33, 32, 1), (1, 48, 1)) pad 10, 20 x 41 x 30 in (6, 10, 9) pad 4; modes
+constant, edge, linear_ramp, mean, median, reflect odd, wrap.
+
+Compute times are medians of ``--repeat`` interleaved rounds (default 3, 1 with
+``--quick``), a ratio the median of the per-round ratios; everything runs on dask's
+threaded scheduler.
+"budget" is dask's ``array.chunk-size`` (``daskpad.core.chunks.chunk_budget()``); a block's
+bytes are the product of its chunk sizes times the itemsize, "largest B" the largest
+block's. Every row has a "target" column, "met" or "NOT met", computed from the row's
+numbers, and "missed" naming the targets not met. A library's failure (an exception while
+building or computing) is recorded in the row as "error: ..." and the run goes on.
+
+asv: the ``--quick`` cases and modes, the library a parameter; a library whose values are
+not numpy.pad's (up to rounding) is skipped.
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable
 from typing import Any
 
@@ -39,13 +65,13 @@ from .common import (
     attempt,
     blocks,
     largest_block,
-    median_ratio,
     once,
-    paired_median,
     skip,
     targets,
     verdict_of,
 )
+from .sources import normal
+from .timing import rounds
 
 
 def _remainder_cases(cfg) -> list[tuple[str, tuple[int, ...], Any, int]]:
@@ -66,19 +92,19 @@ def _remainder_cases(cfg) -> list[tuple[str, tuple[int, ...], Any, int]]:
 
 def section_remainders(cfg) -> list[dict]:
     budget = chunk_budget()
-    rng = np.random.default_rng(0)
     modes = QUICK_MODES if cfg.quick else ALL
     rows = []
-    for label, shape, chunks, w in _remainder_cases(cfg):
-        a = rng.standard_normal(shape)
-        x = da.from_array(a, chunks=chunks)
-        for name in modes:
-            mode, kw = MODE_ARGS[name]
-            want = np.pad(a, w, mode, **kw)
-            for policy in ("default", "regular"):
-                rows.append(_remainder_row(cfg, label, x, a, w, name, policy, want, budget))
-                _progress(cfg, "remainders", rows[-1])
-            del want
+    with dask.config.set(scheduler="threads"):
+        for label, shape, chunks, w in _remainder_cases(cfg):
+            a = normal(shape, 0)
+            x = da.from_array(a, chunks=chunks)
+            for name in modes:
+                mode, kw = MODE_ARGS[name]
+                want = np.pad(a, w, mode, **kw)
+                for policy in ("default", "regular"):
+                    rows.append(_remainder_row(cfg, label, x, a, w, name, policy, want, budget))
+                    _progress(cfg, "remainders", rows[-1])
+                del want
     return rows
 
 
@@ -117,23 +143,23 @@ def _remainder_row(cfg, label, x, a, w, name, policy, want, budget) -> dict:
         fns["daskpad"] = y_dp.compute
     if y_da is not None:
         fns[DASK] = y_da.compute
-    times, results, errors = paired_median(fns, cfg.repeat)
-    errors.update({k: v for k, v in (("daskpad", err_dp), (DASK, err_da)) if v})
+    got = rounds(fns, cfg.repeat, memory=False, catch=True)
+    errors = got.errors | {k: v for k, v in (("daskpad", err_dp), (DASK, err_da)) if v}
     check = {
-        lib: verdict_of(results, errors, lib, lambda got: agrees(name, got, want))
+        lib: verdict_of(got.results, errors, lib, lambda out: agrees(name, out, want))
         for lib in ("daskpad", DASK)
     }
-    del results
-    row["numpy s"] = statistics.median(times["numpy"])
+    got.results.clear()
+    row["numpy s"] = got.median("numpy")
     for lib in ("daskpad", DASK):
         if lib in errors:
             row[f"{lib} s"] = errors[lib]
         elif check[lib] not in RIGHT:
             row[f"{lib} s"] = check[lib]
         else:
-            row[f"{lib} s"] = statistics.median(times[lib])
+            row[f"{lib} s"] = got.median(lib)
     dask_right = check[DASK] in RIGHT and check["daskpad"] in RIGHT
-    ratio = median_ratio(times["daskpad"], times[DASK]) if dask_right else None
+    ratio = got.ratio("daskpad", DASK) if dask_right else None
     row["ratio"] = ratio if ratio is not None else "n/a"
 
     _remainder_blocks(row, x, w, name, target_chunks, (y_dp, y_da), want, budget)
@@ -188,7 +214,7 @@ def _remainder_case(lib: str, label: str, name: str, policy: str, check: bool = 
     """(the padded dask array or None, its computation) of one library on a ``--quick``
     case; with ``check``, a library whose values are not numpy.pad's is skipped."""
     _, shape, chunks, w = next(c for c in _remainder_cases(QUICK) if c[0] == label)
-    a = np.random.default_rng(0).standard_normal(shape)
+    a = normal(shape, 0)
     mode, kw = MODE_ARGS[name]
     if lib == NUMPY:
         if policy != "default":

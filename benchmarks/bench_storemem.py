@@ -25,7 +25,9 @@ import daskpad
 from daskpad.core.chunks import regular_chunks
 
 from .bench_correctness import skip_unless_right, verdict
-from .common import LIBS, QUICK, _progress, _store, skip, timed
+from .common import LIBS, QUICK, _progress, skip
+from .sources import store_zarr
+from .timing import measure
 
 TILED = "daskpad.to_zarr"
 STOREMEM_MODES = ["(no pad)", "constant", "reflect", "wrap", "linear_ramp", "mean"]
@@ -77,13 +79,13 @@ def _store_case(lib: str, fn, n: int, chunk: int, w: int, mode: str, where: str)
         y = x
     elif lib == "daskpad":
         y = daskpad.pad(x, w, mode, chunks="regular")
-    else:  # _store rechunks dask.array.pad's result to these chunks
+    else:  # store_zarr rechunks dask.array.pad's result to these chunks
         y = fn(x, w, mode)
     target = regular_chunks(x.chunks, y.shape)
 
     def run() -> None:
         source.reset()
-        _store(y, where, target)
+        store_zarr(y, where, target)
 
     return source, run
 
@@ -108,7 +110,7 @@ def _storemem_row(n: int, chunk: int, w: int, mode: str, tmp: Path) -> dict:
             continue
         where = str(tmp / f"{lib}.zarr")
         source, run = _store_case(lib, fn, n, chunk, w, mode, where)
-        t, m, _ = timed(run)
+        t, m, _, _ = measure(run)
         row[f"{lib} s"] = t
         row[f"{lib} MB"] = m
         row[f"{lib} held blocks"] = source.peak
@@ -116,7 +118,7 @@ def _storemem_row(n: int, chunk: int, w: int, mode: str, tmp: Path) -> dict:
             row[f"{lib} s"] = "wrong"
         if lib == "daskpad" and mode != "(no pad)":
             source, tiled = _tiled_case(n, chunk, w, mode, where)
-            t, m, _ = timed(tiled)
+            t, m, _, _ = measure(tiled)
             row["daskpad.to_zarr s"] = t
             row["daskpad.to_zarr held blocks"] = source.peak
     return row

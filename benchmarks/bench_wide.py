@@ -11,19 +11,9 @@ import dask
 import dask.array as da
 import numpy as np
 
-from .common import (
-    LIBS,
-    NUMPY,
-    QUICK,
-    WITH_NUMPY,
-    _progress,
-    _record,
-    once,
-    same,
-    skip,
-    tasks,
-    timed,
-)
+from .common import LIBS, NUMPY, QUICK, WITH_NUMPY, _progress, _record, once, same, skip, tasks
+from .sources import normal
+from .timing import rounds
 
 WIDE_CASES = [
     ("reflect", {}),
@@ -40,7 +30,7 @@ def _wide_input(cfg):
     """(the in-memory array, its dask array, the widths)."""
     shape, chunks = ((200, 150), (50, 50)) if cfg.quick else ((2_000, 1_500), (500, 500))
     widths = tuple((3 * n, 2 * n + 7) for n in shape)  # 3x and 2x the axis, plus a bit
-    a = np.random.default_rng(3).standard_normal(shape)
+    a = normal(shape, 3)
     return a, da.from_array(a, chunks=chunks), widths
 
 
@@ -53,20 +43,20 @@ def section_wide(cfg) -> list[dict]:
     rows = []
     with dask.config.set(scheduler="threads"):
         for mode, kwargs in WIDE_CASES:
-            t_np, m_np, want = timed(
-                lambda m=mode, kw=kwargs: np.pad(a, widths, mode=m, **kw), cfg.repeat
-            )
+            padded = {lib: fn(x, widths, mode, **kwargs) for lib, fn in LIBS.items()}
+            fns = {"numpy": lambda m=mode, kw=kwargs: np.pad(a, widths, mode=m, **kw)}
+            got = rounds(fns | {lib: y.compute for lib, y in padded.items()}, cfg.repeat)
+            want = got.results["numpy"]
             row = {
                 "mode": _label(mode, kwargs),
                 "out MB": want.nbytes / 1e6,
-                "numpy s": t_np,
-                "numpy MB": m_np,
+                "numpy s": got.median("numpy"),
+                "numpy MB": got.median_mb("numpy"),
             }
-            for lib, fn in LIBS.items():
-                y = fn(x, widths, mode, **kwargs)
-                t, m, got = timed(y.compute, cfg.repeat)
-                _record(row, lib, t, m, y, same(mode, got, want))
-                del got
+            for lib, y in padded.items():
+                ok = same(mode, got.results[lib], want)
+                _record(row, lib, got.median(lib), got.median_mb(lib), y, ok)
+            del got, want
             rows.append(row)
             _progress(cfg, "wide", row)
     return rows

@@ -1,20 +1,42 @@
 """widebuild: widths far beyond the array, daskpad only; the graph is never materialised.
 
-(a) ``[2., 7., 1., 8., 3.]`` in chunks of 2 padded by W = 10**8 in every mode (reflect odd
-by W = 10**6); (b) ``np.arange(1, 21).reshape(4, 5)`` (int64) in chunks of 2 padded by
-2 * 10**5 on both axes (a 1.3 TB result). The ``daskpad.pad`` call is timed, the blocks and
-the largest block counted from the chunks alone, and three small windows (the first
-elements, across the edge of the data, the last) computed in a forked child process and
-compared with numpy.pad's values found without the full-width array (see
-``chunkings.py``'s notes). asv: the ``--quick`` widths (10**4 and 1000), the windows
-computed in the benchmark's own process on the synchronous scheduler.
+(a) ``[2., 7., 1., 8., 3.]`` in chunks of 2 padded by W = 10**8 in every mode (reflect
+odd by W = 10**6: its values are not periodic, and its expected values are
+numpy.pad's at that width); (b) ``np.arange(1, 21).reshape(4, 5)`` (int64, so every
+expected value is exact) in chunks of 2 padded by 2 * 10**5 on both axes (a 1.3 TB
+result). Columns: "build s", the ``daskpad.pad`` call (median of ``--repeat``);
+"build MB", the most new resident memory during a call; "blocks",
+``math.prod(y.numblocks)``; "largest B" and whether it is within the budget;
+then three windows, each computed once in a forked child process on the
+synchronous scheduler and stopped after ``--window-timeout`` seconds
+("timeout"): "first s" ``y[:7]`` / ``y[:3, :3]``, "middle s"
+``y[W - 3 : W + 8]`` / ``y[w - 1 : w + 5, w - 1 : w + 6]`` (across the edge
+of the data), "last s" ``y[-7:]`` / ``y[-3:, -3:]``; "daskpad = numpy" for the
+three windows together. Expected values without numpy.pad at full width:
+wrap, reflect and symmetric repeat with the period n, 2n - 2 and 2n, so
+position p is numpy.pad of the same data by two periods at the position
+``2P + (p - W) mod P``; constant, edge and the statistics are constant on each
+side, so they are numpy.pad by 3 at position 0, 3 + (p - W) or 3 + n + 2;
+linear_ramp (1-D) is numpy's ``linspace(0, edge, W, endpoint=False)`` evaluated
+at the window's positions, ``edge * i / W`` (``np.allclose``, rtol 1e-12).
+In 2-D the copying modes (edge, reflect, reflect odd, symmetric, wrap) are linear
+in the data: with ``M_k = np.pad(np.eye(n_k), ((w, w), (0, 0)), mode)`` the
+padded array is ``M_0 @ a @ M_1.T``, computed at the window's rows of M_0 and
+M_1; linear_ramp is that product in float64, and numpy.pad rounds each axis's
+integer ramp down, so it is "close" when within 2 of it; constant and the
+statistics map each index as in 1-D. Targets: (a) build
+< 1 s, build MB < 300, largest block within the budget; (b) build < 1 s,
+largest block within the budget, each window < 10 s. ``--quick``: widths 10**4
+(a) and 1000 (b).
+
+``--repeat`` calls are timed (interleaved rounds, ``timing.rounds``); "build MB" is the most
+over them. asv: the ``--quick`` widths, the windows computed in the benchmark's own process
+on the synchronous scheduler.
 """
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -30,8 +52,6 @@ from .common import (
     ALL,
     MODE_ARGS,
     QUICK,
-    PeakRSS,
-    _error,
     _progress,
     agrees,
     attempt,
@@ -39,6 +59,7 @@ from .common import (
     largest_block,
     targets,
 )
+from .timing import error_text, rounds
 
 PERIODIC = {"wrap", "reflect", "symmetric"}  # with periods n, 2n - 2, 2n
 COPYING = {"edge", "reflect", "reflect odd", "symmetric", "wrap"}  # linear in the data
@@ -66,7 +87,7 @@ def in_child(fn: Callable[[], Any], timeout: float) -> tuple[float | str, Any]:
                 out = np.asarray(fn())
                 send.send((time.perf_counter() - t0, out))
         except BaseException as exc:
-            send.send((_error(exc), None))
+            send.send((error_text(exc), None))
         finally:
             send.close()
 
@@ -130,16 +151,8 @@ def expected_2d(a: np.ndarray, width: int, label: str, rows, cols) -> np.ndarray
 
 def _build(cfg, fn: Callable[[], da.Array]) -> tuple[float, float, da.Array]:
     """(median seconds, most new resident MB, the array) of ``--repeat`` calls."""
-    seconds, mb, y = [], 0.0, None
-    for _ in range(cfg.repeat):
-        y = None
-        gc.collect()
-        with PeakRSS() as mem:
-            t0 = time.perf_counter()
-            y = fn()
-            seconds.append(time.perf_counter() - t0)
-        mb = max(mb, mem.mb)
-    return statistics.median(seconds), mb, y
+    got = rounds({"build": fn}, cfg.repeat)
+    return got.median("build"), max(got.mb["build"]), got.results["build"]
 
 
 def _width_1d(cfg, label: str) -> int:
@@ -240,10 +253,11 @@ def _widebuild_2d(cfg, budget: int, label: str) -> dict:
 def section_widebuild(cfg) -> list[dict]:
     budget = chunk_budget()
     rows = []
-    for make in (_widebuild_1d, _widebuild_2d):
-        for label in ALL:
-            rows.append(make(cfg, budget, label))
-            _progress(cfg, "widebuild", rows[-1])
+    with dask.config.set(scheduler="threads"):
+        for make in (_widebuild_1d, _widebuild_2d):
+            for label in ALL:
+                rows.append(make(cfg, budget, label))
+                _progress(cfg, "widebuild", rows[-1])
     return rows
 
 
@@ -252,7 +266,7 @@ def _widebuild_row(cfg, row, budget, build, windows, check, limits) -> None:
     try:
         t, mb, y = _build(cfg, build)
     except Exception as exc:
-        row["build s"] = _error(exc)
+        row["build s"] = error_text(exc)
         targets(row, {"build": False})
         return
     row["build s"] = t
@@ -283,10 +297,6 @@ def _widebuild_row(cfg, row, budget, build, windows, check, limits) -> None:
             for k in windows
         )
     targets(row, checks)
-
-
-# --------------------------------------------------------------------------------------
-# widesum: wide pads reduced, against the same reduction unpadded
 
 
 # --------------------------------------------------------------------------------------

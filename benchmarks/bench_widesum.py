@@ -1,17 +1,28 @@
 """widesum: wide pads reduced, daskpad vs dask.array.pad, each against the same reduction
-unpadded, ``y.sum(dtype=float64).compute()`` of a lazily generated float32 array on local
-threads.
+unpadded: ``y.sum(dtype=float64).compute()`` of a lazily generated float32
+array (``sources.source``) in a round with ``x.sum(...)``: (a) 12000 x 12000
+in chunks of 500, pad 3000; (b) 1000 x 1000 in chunks of 500, pad 5000. Modes
+constant, edge, linear_ramp, maximum and mean (whole axis), median with
+stat_length=64 (daskpad only: dask.array.pad has no median), reflect,
+reflect odd, symmetric, wrap. Columns: "bytes ratio" (padded bytes / unpadded
+bytes), "<lib> ratio" (median per-round time / unpadded time); "<lib> = numpy"
+from the same geometry divided by 10 (shape, width and chunks, with at most 8
+chunks along an axis: (a) 1200 x 1200 in 150s pad 300, (b) 100 x 100 in 50s
+pad 500), computed in full and compared with numpy.pad as in remainders (float32:
+rtol 1e-6); dask.array.pad is not timed where that is not right. Targets:
+daskpad ratio <= 1.1 x bytes ratio and, where dask.array.pad is right, daskpad
+ratio <= 1.1 x dask.array.pad ratio. A case whose unpadded sum takes under
+0.1 s (case (b): a few ms) runs 5 x ``--repeat`` rounds. ``--quick``: 1200 x
+1200 in 50s pad 300, 100 x 100 in 50s pad 500 (checked on 120 x 120 in 15s pad
+30 and 10 x 10 in 5s pad 50), the modes of remainders' ``--quick``.
 
-(a) 12000 x 12000 in chunks of 500, pad 3000; (b) 1000 x 1000 in chunks of 500, pad 5000;
-every mode (median with stat_length=64). Each library's values are first checked against
-numpy.pad on the same geometry divided by 10; dask.array.pad is not timed where they are
-not right (see ``chunkings.py``'s notes for the report's columns and targets). asv: the
+Times are medians of interleaved rounds (``timing.rounds``), ratios the medians of the
+per-round ratios; a library's failure is recorded in the row as "error: ...". asv: the
 ``--quick`` cases and modes, "unpadded" shown as one more library.
 """
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,14 +43,13 @@ from .common import (
     _progress,
     agrees,
     attempt,
-    lazy_source,
-    median_ratio,
     once,
-    paired_median,
     skip,
     targets,
     tasks,
 )
+from .sources import source
+from .timing import rounds
 
 WIDESUM_ARGS: dict[str, dict[str, Any]] = {"median": {"stat_length": 64}}
 
@@ -64,7 +74,7 @@ def _small_check(label: str, side: int, chunk: int, w: int) -> dict[str, str]:
     chunk = max(chunk // 10, -(-side // 8))
     mode, kw = MODE_ARGS[label]
     kw = {**kw, **WIDESUM_ARGS.get(label, {})}
-    x = lazy_source((side, side), (chunk, chunk))
+    x = source((side, side), (chunk, chunk))
     a = x.compute()
     want = np.pad(a, w, mode, **kw)
     out = {}
@@ -92,9 +102,14 @@ def _widesum_rounds(cfg, unpadded: Callable[[], Any]) -> int:
 
 
 def section_widesum(cfg) -> list[dict]:
+    with dask.config.set(scheduler="threads"):
+        return _widesum(cfg)
+
+
+def _widesum(cfg) -> list[dict]:
     rows = []
     for case, side, chunk, w in _widesum_cases(cfg):
-        x = lazy_source((side, side), (chunk, chunk))
+        x = source((side, side), (chunk, chunk))
         bytes_ratio = (side + 2 * w) ** 2 / side**2
         for label in QUICK_MODES if cfg.quick else ALL:
             if label == "minimum":  # maximum stands for both
@@ -116,9 +131,9 @@ def section_widesum(cfg) -> list[dict]:
                     built[lib] = err
                     continue
                 fns[lib] = lambda y=y: y.sum(dtype=np.float64).compute()
-            times, _, errors = paired_median(fns, _widesum_rounds(cfg, fns["unpadded"]))
-            errors.update(built)
-            row["unpadded s"] = statistics.median(times["unpadded"])
+            got = rounds(fns, _widesum_rounds(cfg, fns["unpadded"]), memory=False, catch=True)
+            errors = got.errors | built
+            row["unpadded s"] = got.median("unpadded")
             ratios: dict[str, float] = {}
             for lib in LIBS:
                 if lib in errors:
@@ -126,8 +141,8 @@ def section_widesum(cfg) -> list[dict]:
                 elif lib not in fns:
                     row[f"{lib} s"] = check[lib]
                 else:
-                    row[f"{lib} s"] = statistics.median(times[lib])
-                    ratios[lib] = median_ratio(times[lib], times["unpadded"])
+                    row[f"{lib} s"] = got.median(lib)
+                    ratios[lib] = got.ratio(lib, "unpadded")
                 row[f"{lib} ratio"] = ratios.get(lib, "-")
             for lib in LIBS:
                 row[f"{lib} = numpy"] = check[lib]
@@ -161,7 +176,7 @@ class WideSum:
 
     def setup(self, lib: str, case: str, label: str) -> None:
         _, side, chunk, w = next(c for c in _widesum_cases(QUICK) if c[0] == case)
-        x = lazy_source((side, side), (chunk, chunk))
+        x = source((side, side), (chunk, chunk))
         if lib == UNPADDED:
             self.y = x
             return

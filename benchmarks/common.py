@@ -1,22 +1,17 @@
-"""What every scenario shares: timing, peak resident memory, the libraries compared, the
-arguments each mode gets, a lazily generated source, tables and the machine line.
+"""What the sections share: the libraries compared, the arguments each mode gets, the
+verdicts against numpy.pad, tables and the machine line, and the sizes asv runs at.
 
-The scenario modules (``bench_*.py``) import these; so do the runners (``run.py``,
-``chunkings.py``, ``edge_function.py``). ``QUICK`` is the configuration asv's benchmark
-classes use: every scenario's ``--quick`` sizes.
+Timing is in ``timing.py``, the input arrays in ``sources.py``. ``QUICK`` is the
+configuration of asv's benchmark classes: every section's ``--quick`` sizes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import math
 import os
 import platform
-import statistics
 import sys
-import threading
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -29,89 +24,16 @@ import numpy as np
 
 import daskpad
 from daskpad.core.registry import MODES
-from daskpad.store.tiling import zarr_can_store
+
+from .timing import PAGE, error_text
 
 HERE = Path(__file__).resolve().parent
 ALL_MODES = sorted(MODES)
-PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 # --------------------------------------------------------------------------------------
-# measuring
+# rows
 # --------------------------------------------------------------------------------------
-
-
-def _rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * PAGE
-
-
-class PeakRSS:
-    """Sample this process's resident set size in a background thread."""
-
-    def __init__(self, interval: float = 0.003):
-        self.interval = interval
-        self.peak = 0
-        self._stop = threading.Event()
-
-    def __enter__(self) -> PeakRSS:
-        gc.collect()
-        self.base = _rss()
-        self.peak = self.base
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, _rss())
-            time.sleep(self.interval)
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, _rss())
-
-    @property
-    def mb(self) -> float:
-        return (self.peak - self.base) / 2**20
-
-
-LAST_PEAK = {"MB": 0.0}  # absolute peak resident MB of this process in the last timed()
-
-
-def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, float, Any]:
-    """(best wall seconds, peak extra MB of the best run, result of the last run)."""
-    best, peak, result = math.inf, 0.0, None
-    LAST_PEAK["MB"] = 0.0
-    for _ in range(repeat):
-        result = None
-        gc.collect()
-        with PeakRSS() as mem:
-            t0 = time.perf_counter()
-            result = fn()
-            t = time.perf_counter() - t0
-        if t < best:
-            best, peak = t, mem.mb
-        LAST_PEAK["MB"] = max(LAST_PEAK["MB"], mem.peak / 2**20)
-    return best, peak, result
-
-
-def timed_together(
-    fns: dict[str, Callable[[], Any]], repeat: int = 1
-) -> dict[str, tuple[float, float]]:
-    """``{name: (median wall seconds, median peak extra MB)}`` over ``repeat`` rounds, the
-    functions run in turn in each round, so that a case and its baseline see the same
-    machine (on a small VM the speed drifts by 10-30% over minutes)."""
-    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t, m, _ = timed(fn)
-            runs[name].append((t, m))
-    return {
-        name: (statistics.median(t for t, _ in r), statistics.median(m for _, m in r))
-        for name, r in runs.items()
-    }
 
 
 def tasks(x: da.Array) -> int:
@@ -158,48 +80,15 @@ def same(name: str, got: np.ndarray, want: np.ndarray, interior=None) -> bool:
     return bool(np.array_equal(got, want))
 
 
-def _dask_pad(x, widths, mode, **kwargs):
+def dask_pad(x, widths, mode, **kwargs):
+    """dask.array.pad, its PerformanceWarnings silenced; NotImplementedError for a mode it
+    does not have (median)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # dask.array.pad's PerformanceWarnings
+        warnings.simplefilter("ignore")
         return da.pad(x, widths, mode=mode, **kwargs)
 
 
-LIBS = {"daskpad": daskpad.pad, "dask.array.pad": _dask_pad}
-
-
-# --------------------------------------------------------------------------------------
-# sources
-# --------------------------------------------------------------------------------------
-
-
-def _positions(block: np.ndarray, block_info=None) -> np.ndarray:
-    """A cheap deterministic float32 block: a smooth function of the global position."""
-    loc = block_info[None]["array-location"]
-    out = np.zeros(block.shape, dtype=np.float32)
-    for axis, (start, stop) in enumerate(loc):
-        idx = [None] * block.ndim
-        idx[axis] = slice(None)
-        out += (np.arange(start, stop, dtype=np.float32) * np.float32(1e-3 * (axis + 1)))[
-            tuple(idx)
-        ]
-    return out
-
-
-def lazy_source(shape: tuple[int, ...], chunks: tuple[int, ...]) -> da.Array:
-    """A float32 array generated block by block, never held whole anywhere."""
-    # (meta given: under dask's query planning, map_blocks cannot infer it from a function
-    # that needs block_info, and keeps a scalar type given as dtype as the dtype itself)
-    meta = np.empty((0,) * len(shape), dtype=np.float32)
-    template = da.empty(shape, chunks=chunks, dtype=meta.dtype)
-    return template.map_blocks(_positions, dtype=meta.dtype, meta=meta)
-
-
-def _store(y: da.Array, where: str, regular: tuple[tuple[int, ...], ...]) -> None:
-    """Write ``y`` to a new zarr store (zarr's default codec), first rechunked to
-    ``regular`` unless zarr can take its chunks as they are."""
-    if not zarr_can_store(y.chunks):
-        y = y.rechunk(regular)
-    da.to_zarr(y, where, overwrite=True)
+LIBS = {"daskpad": daskpad.pad, "dask.array.pad": dask_pad}
 
 
 # --------------------------------------------------------------------------------------
@@ -241,6 +130,15 @@ def _progress(cfg, section: str, row: dict) -> None:
             file=sys.stderr,
             flush=True,
         )
+
+
+def local_cluster():
+    """A 2-worker ``distributed.LocalCluster`` of process workers, one thread each."""
+    import distributed
+
+    return distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
 
 
 def machine() -> str:
@@ -285,11 +183,6 @@ ALL = list(MODE_ARGS)
 QUICK_MODES = ["constant", "edge", "linear_ramp", "mean", "median", "reflect odd", "wrap"]
 
 
-def _error(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".replace("|", "/").replace("\n", " ")
-    return "error: " + (text if len(text) < 160 else text[:157] + "...")
-
-
 def attempt(fn: Callable[[], Any]) -> tuple[Any, str | None]:
     """``(result, None)``, or ``(None, "n/a")`` for NotImplementedError (a mode the library
     lacks), or ``(None, "error: ...")``."""
@@ -298,37 +191,7 @@ def attempt(fn: Callable[[], Any]) -> tuple[Any, str | None]:
     except NotImplementedError:
         return None, "n/a"
     except Exception as exc:  # any failure is recorded in the row
-        return None, _error(exc)
-
-
-def paired_median(
-    fns: dict[str, Callable[[], Any]], repeat: int
-) -> tuple[dict[str, list[float]], dict[str, Any], dict[str, str]]:
-    """Run the functions in turn, ``repeat`` rounds: ``(seconds per round, last result,
-    errors)`` by name; a function that raises is recorded and not run again."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    results: dict[str, Any] = {}
-    errors: dict[str, str] = {}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            if name in errors:
-                continue
-            results.pop(name, None)
-            gc.collect()
-            t0 = time.perf_counter()
-            try:
-                out = fn()
-            except Exception as exc:
-                errors[name] = _error(exc)
-                continue
-            times[name].append(time.perf_counter() - t0)
-            results[name] = out
-    return times, results, errors
-
-
-def median_ratio(num: list[float], den: list[float]) -> float:
-    """The median of the per-round ratios ``num[i] / den[i]``."""
-    return statistics.median(a / b for a, b in zip(num, den))
+        return None, error_text(exc)
 
 
 def blocks(y: da.Array) -> int:

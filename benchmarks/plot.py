@@ -2,7 +2,7 @@
 
     python benchmarks/plot.py [results.json] [--out benchmarks/build_scaling.png]
 
-Reads the JSON that ``benchmarks/run.py`` writes (its "build" section).
+Reads the JSON that ``benchmarks/run.py build --json FILE`` writes (its "build" rows).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A padded array's blocks are the input's, with the pad's blocks around them; zarr
 regular grid, which the pad shifts off the input's. Assembled chunk by chunk (dask's
 ``rechunk``, or ``daskpad.pad(..., chunks="regular")``), each zarr chunk waits for the up to
 2**ndim blocks it overlaps, every block waits in memory for the up to 2**ndim chunks that
-take a part of it, and a store costs about 1.4x copying the input (docs/performance.md).
+take a part of it (docs/performance.md).
 
 Here every block of the array is computed by one task (inside it, when nothing else reads
 the block: read and write fused, as in a copy) that
@@ -296,8 +296,7 @@ class _Put:
     it writes, padded to the chunk's shape with the fill value, element by element with
     the fill value, so as not to store a chunk of nothing else. For a thin chunk at the
     array's end, which is mostly fill, that comparison runs over the whole chunk and costs
-    more than compressing it (14.9 against 5.8 ms for 32 x 1024 of a 1024 x 1024 float32
-    chunk, zstd, 2-core VM). Here a chunk whose first or last element is not the fill
+    more than compressing it. Here a chunk whose first or last element is not the fill
     value is written with zarr's look switched off; any other, as configured, so a chunk
     that is all fill is still left out as zarr would."""
 

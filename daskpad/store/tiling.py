@@ -195,11 +195,9 @@ def streamed_tile_shape(
     which a pad reads besides the block's own task and dask's order may hold until the
     block is written. Dask runs the blocks of a tile as a front moving across it, so the
     parts in hand are those of about one cross-section of the tile (counted twice here:
-    the front is not a straight line); a 31 GB store padded by a quarter of its chunks
-    (87 x 87 blocks, 44% of each handed on) holds about 420 MB more than its copy, in one
-    piece (docs/performance.md). (The blocks at work, about three per thread, come on top
-    whatever the tile.) Grown evenly across axes within ``budget`` bytes; a tile is one
-    block when even that is over budget."""
+    the front is not a straight line; docs/performance.md). (The blocks at work, about
+    three per thread, come on top whatever the tile.) Grown evenly across axes within
+    ``budget`` bytes; a tile is one block when even that is over budget."""
 
     def footprint(k: Sequence[int]) -> float:
         size = math.prod(k)

@@ -1,4 +1,4 @@
-"""The benchmark commands run end to end (``--quick``), and every asv benchmark in
+"""The benchmark runner's sections run end to end (``--quick``), and every asv benchmark in
 ``benchmarks/bench_*.py`` runs once, so they never rot."""
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ pytest.importorskip("distributed")
 pytest.importorskip("zarr")
 
 
-def run_quick(script: Path, out: Path, raw: Path, *args: str) -> None:
-    """Run a benchmark script with ``--quick``, its tables to ``out`` and rows to ``raw``;
+def run_quick(out: Path, raw: Path, *args: str) -> None:
+    """Run the benchmark runner with ``--quick``, its tables to ``out`` and rows to ``raw``;
     it must succeed and start with the machine line."""
     proc = subprocess.run(
-        [sys.executable, str(script), "--quick", "--out", str(out), "--json", str(raw), *args],
+        [sys.executable, str(RUN), "--quick", "--out", str(out), "--json", str(raw), *args],
         capture_output=True,
         text=True,
         timeout=540,  # run.py's quick run takes about 4 minutes on 2 cores, beside other tests
@@ -45,7 +45,7 @@ def run_quick(script: Path, out: Path, raw: Path, *args: str) -> None:
 @pytest.mark.cluster  # its "cluster" section starts a 2-worker LocalCluster
 def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     out, raw = tmp_path / "results.md", tmp_path / "results.json"
-    run_quick(RUN, out, raw, "--tmp", str(tmp_path))
+    run_quick(out, raw, "--tmp", str(tmp_path))
     results = json.loads(raw.read_text())
     sections = results["sections"]
     assert set(sections) == {
@@ -119,14 +119,11 @@ def test_quick_benchmark_runs_and_prints_every_table(tmp_path):
     assert "| pipeline | mode |" in table and "wrong" in table
 
 
-CHUNKINGS = RUN.parent / "chunkings.py"
-
-
 @pytest.mark.slow
 @pytest.mark.e2e
 def test_quick_chunkings_benchmark_runs_and_daskpad_matches_numpy(tmp_path):
     out, raw = tmp_path / "chunkings.md", tmp_path / "chunkings.json"
-    run_quick(CHUNKINGS, out, raw)
+    run_quick(out, raw, "chunkings")
     sections = json.loads(raw.read_text())["sections"]
     assert set(sections) == {"remainders", "widebuild", "widesum"}
     for name, rows in sections.items():
@@ -153,6 +150,21 @@ def test_quick_chunkings_benchmark_runs_and_daskpad_matches_numpy(tmp_path):
         assert all(isinstance(t, float) for t in times), row
     table = out.read_text()
     assert table.startswith("Machine: ") and "| case | mode | policy |" in table
+
+
+@pytest.mark.e2e
+def test_quick_edge_function_and_writable_sections_run(tmp_path):
+    out, raw = tmp_path / "other.md", tmp_path / "other.json"
+    run_quick(out, raw, "edge_function", "writable")
+    results = json.loads(raw.read_text())
+    assert results["command"].endswith("edge_function writable") and results["date"]
+    sections = results["sections"]
+    assert set(sections) == {"edge_function", "writable"}
+    cases = {r["case"]: r for r in sections["edge_function"]}
+    assert len(cases) == 4 and cases["unpadded"]["time ratio"] == 1.0
+    assert all(r["seconds"] > 0 and r["peak extra MB"] >= 0 for r in cases.values())
+    for row in sections["writable"]:
+        assert row["read-only (daskpad) ratio"] > 0 and row["copies ratio"] > 0, row
 
 
 # --------------------------------------------------------------------------------------
@@ -223,6 +235,8 @@ NOT_UNDER_QUERY_PLANNING = pytest.mark.xfail(
     reason="dask.array.store / deterministic tokens under dask's array-expr",
     strict=True,
 )
+#: sections the runner alone measures: no asv benchmark (whole processes and the disk)
+RUNNER_ONLY = {"bench_rectilinear"}
 MARKS = {
     "bench_cluster": [
         pytest.mark.cluster,
@@ -245,11 +259,12 @@ def test_asv_benchmarks_are_found_and_run_once(module_name):
     if str(ROOT) not in sys.path:
         sys.path.append(str(ROOT))  # the package ``benchmarks``, as asv imports it
     module = importlib.import_module(f"benchmarks.{module_name}")
-    assert callable(getattr(module, f"section_{module_name[len('bench_') :]}", None)) or (
-        module_name == "bench_edge_function"  # its runner computes each case alone
-    )
+    assert callable(getattr(module, f"section_{module_name[len('bench_') :]}", None))
     assert not hasattr(module, "setup"), "a module-level setup would run before every class"
     found = asv_benchmarks(module)
+    if module_name in RUNNER_ONLY:
+        assert not found, f"{module_name}: asv benchmarks, yet listed as the runner's only"
+        return
     assert found, f"{module_name}: nothing asv would run"
     for cls, names in found.items():
         if cls is None:  # functions, each with parameters of its own
@@ -288,12 +303,12 @@ def test_asv_configuration_names_the_suite():
     assert BENCH_MODULES, "no benchmarks/bench_*.py"
 
 
-def test_writable_pads_runs_and_its_copies_are_the_same_sums(capsys, monkeypatch):
+def test_writable_section_runs_and_its_copies_are_the_same_sums(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
-    writable = importlib.import_module("benchmarks.writable_pads")
-    from benchmarks.bench_ahead import source
+    writable = importlib.import_module("benchmarks.bench_writable")
+    from benchmarks.bench_ahead import square
 
-    runs = writable._runs(source(60, 10), 15, "reflect", {})
+    runs = writable._runs(square(60, 10), 15, "reflect", {})
     sums = {name: run() for name, run in runs.items()}
     # dask.array.pad is not implemented under dask's array query planning
     theirs = set() if query_planning() else {"dask"}
@@ -302,7 +317,7 @@ def test_writable_pads_runs_and_its_copies_are_the_same_sums(capsys, monkeypatch
     if theirs:
         assert sums["read-only"] == pytest.approx(sums["dask"])
     # the premise: the swap it makes turns the read-only pad blocks into copies of their own
-    y = daskpad.pad(source(60, 10), 15, "reflect")
+    y = daskpad.pad(square(60, 10), 15, "reflect")
     with dask.config.set(scheduler="sync"):
         assert not all(b.flags.writeable for b in blocks_as_computed(y).values())
         with monkeypatch.context() as swapped:
@@ -311,22 +326,17 @@ def test_writable_pads_runs_and_its_copies_are_the_same_sums(capsys, monkeypatch
     block = np.arange(6.0).reshape(2, 3)[:, ::2]
     copy = writable.owned(block)
     assert copy.flags.writeable and copy.flags.owndata and np.array_equal(copy, block)
-    argv = "writable_pads.py --side 60 --chunk 10 --width 15 --rounds 1 --modes edge median:3"
-    monkeypatch.setattr(sys, "argv", argv.split())
-    writable.main()
-    out = capsys.readouterr().out
-    assert "| edge |" in out and "| median:3 |" in out and out.rstrip().endswith("| none |")
+    cfg = SimpleNamespace(
+        quick=True,
+        repeat=1,
+        verbose=False,
+        writable_size=None,
+        writable_modes=["edge", "median:3"],
+    )
+    rows = writable.section_writable(cfg)
+    assert [r["mode"] for r in rows] == ["edge", "median:3"]
+    assert rows[-1]["dask.array.pad ratio"] == "none"  # dask.array.pad has no median
     assert writable.kernels.read_only is writable.READ_ONLY  # put back after each run
-
-
-def test_writable_pads_runs_as_a_script():
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "writable_pads.py"), "--side", "40",
-         "--chunk", "10", "--width", "5", "--rounds", "1", "--modes", "wrap"],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    assert "| wrap |" in proc.stdout
 
 
 @pytest.mark.e2e
@@ -338,12 +348,8 @@ def test_rectilinear_benchmark_runs(tmp_path):
 
     if rectilinear_support() is not None:
         pytest.skip(rectilinear_support())
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.rectilinear", "--store", str(tmp_path / "s.zarr"),
-         "--n", "256", "--chunk", "64", "--width", "8", "--repeat", "1", "--modes",
-         "reflect", "--out", str(tmp_path / "out.md")],
-        capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    row = next(r for r in (tmp_path / "out.md").read_text().splitlines() if "| reflect |" in r)
-    assert row.count("|") == 9 and "x |" in row
+    out, raw = tmp_path / "out.md", tmp_path / "out.json"
+    run_quick(out, raw, "rectilinear", "--rect-store", str(tmp_path / "s.zarr"))
+    (row,) = json.loads(raw.read_text())["sections"]["rectilinear"]
+    assert row["mode"] == "reflect" and row["rect/regular"].endswith("x"), row
+    assert row["cp -r s"] > 0 and row["regular MB"] > 0 and row["rect MB"] > 0, row

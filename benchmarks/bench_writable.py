@@ -1,0 +1,109 @@
+"""writable: what writable pad blocks would cost: every pad block a fresh copy, beside
+daskpad's read-only pad blocks and dask.array.pad, pad + sum on local threads.
+
+daskpad hands out its pad blocks read-only (docs/api.md, "Functions that write into the
+blocks"). This measures the copies alone, by swapping the kernel step that makes a pad
+block read-only (``daskpad.core.kernels.read_only``) for one returning a copy it owns; the
+dependencies that writable blocks would also need (each input block at the edge reaching
+a function only after the pads had read it) are not built, so the copies are a lower
+bound. Pad 3000 on 12000 x 12000 float64 in chunks of 500 by default
+(``--writable-size SIDE CHUNK WIDTH``), modes ``edge``, ``reflect`` and ``mean:16``
+(``--writable-modes``); each round runs the unpadded sum, the two daskpad variants and
+dask.array.pad in turn, the order rotating; each ratio is the median of the per-round
+ratios to the unpadded sum (``--repeat``, at least 7). ``constant`` and ``empty`` are not
+measured, nor an ``edge_function``: their blocks are made read-only without that step.
+asv: the copies and the read-only blocks at the ``--quick`` size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import dask
+import numpy as np
+
+import daskpad
+import daskpad.core.kernels as kernels
+
+from .bench_ahead import square
+from .common import _progress, attempt, dask_pad
+from .timing import rounds
+
+READ_ONLY = kernels.read_only
+MODES = ["edge", "reflect", "mean:16"]
+
+
+def owned(block: Any) -> Any:
+    """A copy of a numpy block, writable and sharing memory with nothing."""
+    return np.array(block) if type(block) is np.ndarray else block
+
+
+def _with(step: Callable[[Any], Any], y: Any) -> float:
+    kernels.read_only = step  # type: ignore[assignment]
+    try:
+        return float(y.sum().compute())
+    finally:
+        kernels.read_only = READ_ONLY  # type: ignore[assignment]
+
+
+def _spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``MODE`` or ``MODE:STAT_LENGTH``: the mode and its keywords."""
+    mode, _, stat = spec.partition(":")
+    return mode, {"stat_length": int(stat)} if stat else {}
+
+
+def _runs(x: Any, width: int, mode: str, kwargs: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+    """daskpad's pad + sum with read-only pad blocks and with copies, and dask.array.pad's
+    (where it has the mode)."""
+    ours = daskpad.pad(x, width, mode=mode, **kwargs)
+    theirs, _ = attempt(lambda: dask_pad(x, width, mode, **kwargs))
+    runs: dict[str, Callable[[], Any]] = {
+        "read-only": lambda: _with(READ_ONLY, ours),
+        "copies": lambda: _with(owned, ours),
+    }
+    if theirs is not None:
+        runs["dask"] = lambda: float(theirs.sum().compute())
+    return runs
+
+
+def section_writable(cfg: Any) -> list[dict]:
+    side, chunk, width = cfg.writable_size or ((60, 10, 15) if cfg.quick else (12_000, 500, 3_000))
+    repeat = max(cfg.repeat, 1 if cfg.quick else 7)
+    rows = []
+    for spec in cfg.writable_modes or MODES:
+        x = square(side, chunk)
+        runs = _runs(x, width, *_spec(spec))
+        with dask.config.set(scheduler="threads"):
+            fns = {"unpadded": lambda x=x: float(x.sum().compute()), **runs}
+            got = rounds(fns, repeat, memory=False)
+        row = {
+            "geometry": f"pad {width} on {side}² float64, chunks {chunk}",
+            "mode": spec,
+            "read-only (daskpad) ratio": got.ratio("read-only", "unpadded"),
+            "copies ratio": got.ratio("copies", "unpadded"),
+            "dask.array.pad ratio": got.ratio("dask", "unpadded") if "dask" in runs else "none",
+        }
+        rows.append(row)
+        _progress(cfg, "writable", row)
+    return rows
+
+
+# --------------------------------------------------------------------------------------
+# asv
+# --------------------------------------------------------------------------------------
+
+
+class WritablePads:
+    """pad + sum with read-only pad blocks and with every pad block a fresh copy, pad 15
+    on 60² in chunks of 10 (the ``--quick`` size)."""
+
+    params = (["read-only", "copies"], MODES)
+    param_names = ("blocks", "mode")
+
+    def setup(self, blocks: str, spec: str) -> None:
+        self.run = _runs(square(60, 10), 15, *_spec(spec))[blocks]
+
+    def time_pad_sum(self, blocks: str, spec: str) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
