@@ -15,7 +15,7 @@ from daskpad.api.shapes import widths_for as widths_by_axis
 from daskpad.core.registry import keywords as pad_keywords
 from daskpad.xarray.labelled import check_dims, normalize_widths
 from daskpad.xarray.named_edges import NamedEdges
-from daskpad.xarray.pad2 import PAD2_KEYWORDS, ModeArg, T_Xarray, pad_normalized
+from daskpad.xarray.padding import PAD2_KEYWORDS, ModeArg, T_Xarray, pad_normalized
 
 
 def _by_name(

@@ -42,7 +42,7 @@ from daskpad.core.registry import MODES
 from daskpad.core.regrid import regrid
 from daskpad.xarray.coords import CoordsPolicy
 from daskpad.xarray.labelled import modes_by_dim, normalize_widths, reflect_types_by_dim
-from daskpad.xarray.pad2 import pad_normalized
+from daskpad.xarray.padding import pad_normalized
 from daskpad.xarray.variables import THIS_ARRAY
 
 #: the encoding keys that describe the numbers stored, which encoding a padded value needs
