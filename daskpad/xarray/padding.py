@@ -5,13 +5,14 @@ the dataset padded (:mod:`daskpad.xarray` has the rules in brief)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Hashable, Mapping
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import xarray as xr
 from xarray.indexes import Index, PandasIndex, PandasMultiIndex
 
-from daskpad.core.registry import check_kwargs, keyword_misfits
+from daskpad.core.keywords import KEYWORDS, keyword_misfits, keyword_names
+from daskpad.core.registry import check_kwargs
 from daskpad.xarray.coords import COORDS_POLICIES, CoordsPolicy, cannot_extend, extend_labels
 from daskpad.xarray.labelled import check_mode, modes_by_dim, normalize_widths
 from daskpad.xarray.variables import THIS_ARRAY, Options, fitting_encoding
@@ -20,10 +21,11 @@ T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
 #: one mode, or a mode per dimension name
 ModeArg = str | Callable[..., Any] | Mapping[Any, str | Callable[..., Any]]
 
-# The keyword arguments of xarray's .pad that depend on the mode.
-_MODE_KWARGS = ("stat_length", "constant_values", "end_values", "reflect_type")
-#: pad2's keywords, which pad_to passes on whatever the dimensions are called
-PAD2_KEYWORDS = (*_MODE_KWARGS, "keep_attrs", "coords", "chunks")
+
+def pad2_keywords() -> tuple[str, ...]:
+    """pad2's keywords, which pad_to passes on whatever the dimensions are called: the
+    modes' (the keyword table's) and its own."""
+    return (*keyword_names(), "keep_attrs", "coords", "chunks")
 
 
 # --------------------------------------------------------------------------------------
@@ -42,7 +44,7 @@ def _check_mode(
     (``modes``, which may be empty), each must be taken by the mode of a dimension of the
     call (``asked``) that ``mode`` names, whatever its width, or that is padded (one left
     to the default mode counts only there), and a mapping may name only dimensions whose
-    mode takes it (:func:`daskpad.core.registry.keyword_misfits`).
+    mode takes it (:func:`daskpad.core.keywords.keyword_misfits`).
     """
     if modes is None:
         check_mode(default, "mode")
@@ -53,8 +55,11 @@ def _check_mode(
                     "arguments with functools.partial"
                 )
             return
-        # (reflect_type's values, by dimension too, are checked where they are read)
-        check_kwargs(default, {k: "even" if k == "reflect_type" else v for k, v in given.items()})
+        # (a choice's values, by dimension too, are checked where they are read)
+        choices = {k for k in given if KEYWORDS[k].kind == "choice"}
+        check_kwargs(
+            default, {k: KEYWORDS[k].default if k in choices else v for k, v in given.items()}
+        )
         return
     call = {d: modes.get(d, default) for d in asked}
     counted = {d for d in call if d in modes or any(widths.get(d, (0, 0)))}
@@ -96,14 +101,10 @@ def pad2(
     pad_width: Mapping[Any, int | tuple[int, int]] | None = None,
     mode: ModeArg = "constant",
     *,
-    stat_length: Any = None,
-    constant_values: Any = None,
-    end_values: Any = None,
-    reflect_type: Literal["even", "odd"] | Mapping[Any, Literal["even", "odd"]] | None = None,
     keep_attrs: bool | None = None,
     coords: CoordsPolicy = "extend",
     chunks: Any = None,
-    **pad_width_kwargs: int | tuple[int, int],
+    **kwargs: Any,
 ) -> T_Xarray:
     """Pad a Dataset or DataArray along named dimensions, exactly like ``numpy.pad``.
 
@@ -115,7 +116,7 @@ def pad2(
         The object to pad.
     pad_width : mapping of dimension name to int or (int, int), optional
         ``{dim: (before, after)}``; ``{dim: n}`` is short for ``(n, n)``. Give either this
-        or ``**pad_width_kwargs``.
+        or widths as keywords (``**kwargs``).
     mode : str, function, or mapping of dimension name to those, default: "constant"
         Any ``numpy.pad`` mode: "constant", "edge", "linear_ramp", "maximum", "mean",
         "median", "minimum", "reflect", "symmetric", "wrap", "empty", or a function as
@@ -194,9 +195,11 @@ def pad2(
         pad's own at the edges: :func:`daskpad.xarray.to_zarr` writes those as they are,
         while xarray's ``to_zarr`` refuses them (zarr stores regular chunks only) and
         needs ``chunks="regular"`` or ``"even"``.
-    **pad_width_kwargs : int or (int, int)
-        The keyword form of ``pad_width``, e.g. ``x=(1, 2)``. (A dimension whose name is
-        one of this function's arguments must be given in ``pad_width``.)
+    **kwargs
+        The modes' keywords above (those of the keyword table,
+        :data:`daskpad.core.keywords.KEYWORDS`), and the keyword form of ``pad_width``,
+        e.g. ``x=(1, 2)``: any other name is a dimension's. (A dimension whose name is
+        one of this function's arguments or keywords must be given in ``pad_width``.)
 
     Returns
     -------
@@ -262,20 +265,18 @@ def pad2(
     """
     if not isinstance(obj, (xr.Dataset, xr.DataArray)):
         raise TypeError(f"pad2 pads an xarray Dataset or DataArray, got {type(obj).__name__}")
-    widths = normalize_widths(pad_width, pad_width_kwargs, obj.sizes)
+    keywords = {k: kwargs.pop(k) for k in keyword_names() if k in kwargs}
+    widths = normalize_widths(pad_width, kwargs, obj.sizes)
     return pad_normalized(
         obj,
         widths,
         asked=list(widths),
         why="give them a width in pad_width",
         mode=mode,
-        stat_length=stat_length,
-        constant_values=constant_values,
-        end_values=end_values,
-        reflect_type=reflect_type,
         keep_attrs=keep_attrs,
         coords=coords,
         chunks=chunks,
+        **keywords,
     )
 
 
@@ -293,27 +294,23 @@ def pad_normalized(
     asked: Collection[Hashable],
     why: str,
     mode: ModeArg = "constant",
-    stat_length: Any = None,
-    constant_values: Any = None,
-    end_values: Any = None,
-    reflect_type: Any = None,
     keep_attrs: bool | None = None,
     coords: CoordsPolicy = "extend",
     chunks: Any = None,
+    **keywords: Any,
 ) -> T_Xarray:
     """:func:`pad2` with widths already normalised; a mode mapping may name the dimensions
-    in ``asked`` (``why`` says how to add one)."""
+    in ``asked`` (``why`` says how to add one). ``keywords``: the modes' (of the keyword
+    table), None for one not given."""
     if coords not in COORDS_POLICIES:
         raise ValueError(f"coords must be one of {COORDS_POLICIES}, got {coords!r}")
     modes, default_mode = modes_by_dim(mode, asked, obj.sizes, why)
-    given = {
-        k: v
-        for k, v in zip(
-            _MODE_KWARGS, (stat_length, constant_values, end_values, reflect_type), strict=True
-        )
-        if v is not None
-    }
+    unknown = sorted(set(keywords) - set(keyword_names()))
+    if unknown:
+        raise TypeError(f"pad2 got unexpected keyword arguments {unknown}")
+    given = {k: keywords[k] for k in keyword_names() if keywords.get(k) is not None}
     _check_mode(modes if isinstance(mode, Mapping) else None, default_mode, widths, asked, given)
+    constant_values = given.pop("constant_values", None)
     keep = _keep_attrs(keep_attrs)
 
     if isinstance(obj, xr.DataArray):
@@ -335,10 +332,8 @@ def pad_normalized(
         data_names=set(ds.data_vars),
         modes=modes,
         default_mode=default_mode,
-        stat_length=stat_length,
         constant_values=constant_values,
-        end_values=end_values,
-        reflect_type=reflect_type,
+        given=given,
         compat=compat,
     )
     result = _pad_dataset(ds, widths, options, coords, keep, chunks)
