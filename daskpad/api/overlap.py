@@ -27,8 +27,8 @@ from daskpad.api.overlap_args import aligned, fitted, per_array, split_positiona
 from daskpad.api.pad import pad
 from daskpad.api.shapes import crop
 from daskpad.core.boundaries import names, translate, translate_each
+from daskpad.core.keywords import keyword_misfits, keyword_names
 from daskpad.core.per_axis import depth_pairs
-from daskpad.core.registry import keyword_misfits, keywords
 
 
 def map_overlap(
@@ -138,7 +138,7 @@ def map_overlap(
     arrays, depth, mode = split_positional(args, depth, mode)
     if mode is not None and boundary is not None:
         raise TypeError("give the edge as mode= (numpy's names) or boundary=, not both")
-    pad_kwargs = {k: kwargs.pop(k) for k in keywords() if k in kwargs}
+    pad_kwargs = {k: kwargs.pop(k) for k in keyword_names() if k in kwargs}
     xs = [x if isinstance(x, da.Array) else da.asarray(x) for x in arrays]
     for x in xs:
         if any(math.isnan(c) for chunks in x.chunks for c in chunks):

@@ -137,9 +137,9 @@ def pad(
         check_with_numpy(plan, x.dtype, mode, kwargs)
     if plan.is_identity and chunks is None:
         return x
-    if plan.builder == "function":
+    if plan.whole_lines:
         return pad_with_function(x, plan, chunks)
-    if plan.builder == "steps" and not _one_grid(x, plan):
+    if plan.steps and not _one_grid(x, plan):
         return _pad_in_steps(x, plan, chunks)
     return pad_axes(x, plan, chunks)
 
@@ -149,7 +149,7 @@ def _one_grid(x: da.Array, plan: PadPlan) -> bool:
     its own mode's builder: not where a step hands whole lines to a user function, nor
     where the input holds no element (a later axis's mode then reads what the earlier
     axes' pads hold, not the input)."""
-    return 0 not in x.shape and all(step.builder != "function" for _a, step in plan.steps)
+    return 0 not in x.shape and not any(step.whole_lines for _a, step in plan.steps)
 
 
 def _pad_in_steps(x: da.Array, plan: PadPlan, chunks: Any) -> da.Array:
@@ -157,7 +157,7 @@ def _pad_in_steps(x: da.Array, plan: PadPlan, chunks: Any) -> da.Array:
     own, then cut into the output chunks asked for."""
     y = x
     for _axis, step in plan.steps:
-        y = pad_with_function(y, step) if step.builder == "function" else pad_axes(y, step)
+        y = pad_with_function(y, step) if step.whole_lines else pad_axes(y, step)
     widths = [(ap.before, ap.after) for ap in plan.axes]
     target = output_chunks(chunks, x.chunks, plan.new_shape, x.dtype, widths)
     if isinstance(chunks, str) and chunks == "merge":

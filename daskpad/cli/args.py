@@ -6,24 +6,39 @@ commands themselves are in :mod:`daskpad.cli`)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib.metadata import version
 from typing import Any, NoReturn
 
 from daskpad.cli.io import CliError
+from daskpad.core.keywords import KEYWORDS, Keyword
 from daskpad.core.registry import MODES
 from daskpad.store.locations import storage_options
 from daskpad.store.tiling import memory_budget
 from daskpad.xarray.coords import COORDS_POLICIES
 from daskpad.xarray.labelled import other_name
 
-# --option -> the keyword argument of numpy.pad / pad2 it sets.
-MODE_OPTIONS = {
-    "constant_value": ("--constant-value", "constant_values"),
-    "end_value": ("--end-value", "end_values"),
-    "stat_length": ("--stat-length", "stat_length"),
-    "reflect_type": ("--reflect-type", "reflect_type"),
-}
+
+class _ModeOptions(Mapping[str, tuple[str, str]]):
+    """The options of the modes' keywords, read from the keyword table when asked
+    (:data:`daskpad.core.keywords.KEYWORDS`): the parsed namespace's attribute ->
+    ``(flag, keyword)``."""
+
+    def _options(self) -> dict[str, tuple[str, str]]:
+        return {k.option: (k.flag, k.name) for k in KEYWORDS.values() if k.flag}
+
+    def __getitem__(self, attr: str) -> tuple[str, str]:
+        return self._options()[attr]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._options())
+
+    def __len__(self) -> int:
+        return len(self._options())
+
+
+#: --option's attribute -> the option and the keyword argument of numpy.pad / pad2 it sets
+MODE_OPTIONS: Mapping[str, tuple[str, str]] = _ModeOptions()
 
 
 class Parser(argparse.ArgumentParser):
@@ -177,35 +192,13 @@ def _padding_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _mode_keyword_options(g: Any) -> None:
-    """numpy.pad's keywords of its modes, each for every dimension or (DIM=) for one."""
-    g.add_argument(
-        "--constant-value",
-        action="append",
-        metavar="V|B:A|DIM=V|DIM=B:A",
-        help="mode constant: the fill in decoded units (after scale_factor), for every "
-        "dimension padded with constant or (DIM=) for one (default: NaN, the fill value "
-        "where a variable has one, promoting integer data without one to float)",
-    )
-    g.add_argument(
-        "--end-value",
-        action="append",
-        metavar="V|B:A|DIM=V|DIM=B:A",
-        help="mode linear_ramp: the value ramped to, in decoded units, for every such "
-        "dimension or (DIM=) for one (default 0)",
-    )
-    g.add_argument(
-        "--stat-length",
-        action="append",
-        metavar="N|B:A|DIM=N|DIM=B:A",
-        help="maximum/mean/median/minimum: values read at each edge, for every such "
-        "dimension or (DIM=) for one (default: the whole dimension)",
-    )
-    g.add_argument(
-        "--reflect-type",
-        action="append",
-        metavar="even|odd|DIM=even|DIM=odd",
-        help="modes reflect, symmetric: for every such dimension or (DIM=) for one (default even)",
-    )
+    """numpy.pad's keywords of its modes, each for every dimension or (DIM=) for one: an
+    option for each keyword of the table that has one."""
+    for keyword in KEYWORDS.values():
+        if keyword.flag:
+            g.add_argument(
+                keyword.flag, action="append", metavar=keyword.metavar, help=keyword.help
+            )
 
 
 def _mode_text(text: str) -> str:
@@ -423,12 +416,27 @@ def parse_by_dim(
     return None
 
 
+def parse_keyword(keyword: Keyword, text: str) -> Any:
+    """One value of a keyword's option (``DIM=`` taken off), read as its kind says: one of
+    its choices, a length or pair of lengths (integers), a value or pair of values.
+
+    >>> parse_keyword(KEYWORDS["stat_length"], "3:1")
+    (3, 1)
+    >>> parse_keyword(KEYWORDS["reflect_type"], "odd")
+    'odd'
+    """
+    if keyword.kind == "choice":
+        if text not in keyword.choices:
+            bare = " or ".join(keyword.choices)
+            named = " or ".join(f"DIM={c}" for c in keyword.choices)
+            raise CliError(f"{keyword.flag} {text!r} is malformed: expected {bare}, or {named}")
+        return text
+    return parse_value(text, keyword.flag, integer=keyword.kind == "lengths")
+
+
 def parse_reflect_type(text: str) -> str:
-    if text not in ("even", "odd"):
-        raise CliError(
-            f"--reflect-type {text!r} is malformed: expected even or odd, or DIM=even or DIM=odd"
-        )
-    return text
+    """``--reflect-type``'s value (:func:`parse_keyword`)."""
+    return str(parse_keyword(KEYWORDS["reflect_type"], text))
 
 
 def parse_chunks(texts: Iterable[str]) -> tuple[str, dict[str, int]]:

@@ -22,6 +22,15 @@ from daskpad.core.plan import PadPlan
 from daskpad.core.registry import ALIGNS, BUILDERS, PREPARES
 
 
+def _family(plan: PadPlan) -> str:
+    """The family that builds an axis of ``plan`` (one mode's plan, or a step's: a mode per
+    axis and a function handed whole lines are padded elsewhere)."""
+    family = plan.family
+    if family is None:
+        raise TypeError(f"a plan without a family of builders reached the grid: {plan!r}")
+    return family
+
+
 def _views(
     input_chunks: tuple[tuple[int, ...], ...], plan: PadPlan
 ) -> Callable[[int, int], list[int] | None]:
@@ -33,7 +42,7 @@ def _views(
 
     def align(axis: int, side: int) -> list[int] | None:
         ap, sub = plan.along(axis)
-        hook = ALIGNS.get(sub.builder)
+        hook = ALIGNS.get(_family(sub))
         return None if hook is None else hook(ap, sub, input_chunks[axis], side)
 
     return align
@@ -57,13 +66,13 @@ def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
     layout = pad_layout(x.chunks, x.dtype.itemsize, widths, target, _views(x.chunks, plan), views)
     grid = new_grid(x)
     along = [plan.along(axis) for axis in range(x.ndim)]
-    for family in sorted({sub.builder for _ap, sub in along if _ap.padded}):
+    for family in sorted({_family(sub) for _ap, sub in along if _ap.padded}):
         if family in PREPARES:
             PREPARES[family](grid, along)
     for axis in range(x.ndim):
         ap, sub = plan.along(axis)
         if ap.padded:
-            grid.add(axis, *BUILDERS[sub.builder](grid, ap, sub, layout[axis]))
+            grid.add(axis, *BUILDERS[_family(sub)](grid, ap, sub, layout[axis]))
     if isinstance(chunks, str) and chunks == "merge":
         target = merge_slivers(tuple(grid.chunks), dict(enumerate(widths)))
     return grid.assemble(target)

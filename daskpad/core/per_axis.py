@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from daskpad.core.keywords import keyword_misfits, keyword_names, takes
 from daskpad.core.plan import (
     AxisPlan,
     PadPlan,
@@ -19,7 +20,7 @@ from daskpad.core.plan import (
     normalize,
     normalize_pad_width,
 )
-from daskpad.core.registry import EdgeFunction, keyword_misfits, keywords, mode_named
+from daskpad.core.registry import EdgeFunction, mode_named
 
 # --------------------------------------------------------------------------------------
 # a mode per axis
@@ -66,10 +67,6 @@ def named_axes(mode: Any, ndim: int) -> set[int]:
     return set(range(ndim))
 
 
-def _takes(mode: Any, name: str) -> bool:
-    return isinstance(mode, str) and name in mode_named(mode).kwargs
-
-
 def _axes_in(value: Any, ndim: int) -> list[int]:
     """The axes a keyword's ``{axis: value}`` mapping names (none for any other value;
     keys that are no axis are refused where the value is read, :func:`_by_axis`)."""
@@ -98,13 +95,13 @@ def _keywords_by_axis(
     as given (numpy's forms: numpy picks the axis's pair), or, from ``{axis: value}``, that
     axis's value. A keyword fits when the mode of an axis ``mode`` names (``named``,
     whatever its width) or of a padded axis takes it
-    (:func:`daskpad.core.registry.keyword_misfits`). The functions get every keyword that
+    (:func:`daskpad.core.keywords.keyword_misfits`). The functions get every keyword that
     fits no such axis; without a function, such a keyword is refused as numpy refuses
     it."""
     ndim = len(modes)
     counted = {a for a in range(ndim) if a in named or any(widths[a])}
     functions = any(callable(m) for m in modes)
-    ours = set(keywords())
+    ours = set(keyword_names())
     misfits = keyword_misfits(
         dict(enumerate(modes)),
         counted,
@@ -125,7 +122,7 @@ def _keywords_by_axis(
                     by_axis[axis][name] = entry
         else:
             for axis, m in enumerate(modes):
-                if _takes(m, name):
+                if takes(m, name):
                     by_axis[axis][name] = value
     function_kwargs = {n: v for n, v in kwargs.items() if n in left}
     return by_axis, function_kwargs

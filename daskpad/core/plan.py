@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from daskpad.core.keywords import KEYWORDS, Keyword
 from daskpad.core.registry import (
     EdgeFunction,
     Mode,
@@ -51,21 +52,21 @@ class AxisPlan:
         Length of the *original* array along this axis.
     before, after
         Pad widths.
-    values
-        ``(before, after)`` constant values (mode ``constant``) or end values
-        (``linear_ramp``), exactly as numpy would use them (numpy scalars or Python
-        scalars: the difference matters for casting).
-    stat_length
-        ``(before, after)`` number of values the statistic reads, already clipped to
-        ``length`` (statistic modes only).
+    pairs
+        This axis's ``(before, after)`` pair of each keyword the axis's mode takes that
+        holds one per axis (:class:`daskpad.core.keywords.Keyword`, kinds ``"values"`` and
+        ``"lengths"``), given or numpy's default: ``{"constant_values": (0, 0)}`` for
+        constant, ``{"end_values": ...}`` for linear_ramp, ``{"stat_length": ...}`` for a
+        statistic. Values are exactly as numpy would use them (numpy scalars or Python
+        scalars: the difference matters for casting); lengths are already clipped to
+        ``length``. Empty where numpy reads no keyword (a data mode on an empty array).
     """
 
     axis: int
     length: int
     before: int
     after: int
-    values: tuple[Any, Any] = (None, None)
-    stat_length: tuple[int, int] | None = None
+    pairs: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
 
     @property
     def padded(self) -> bool:
@@ -77,7 +78,9 @@ class PadPlan:
     """Everything the graph builder needs, validated.
 
     ``mode`` is ``None`` for a user function; ``function`` and ``function_kwargs`` are then
-    set. ``fill_empty`` is true when numpy would return the allocated array untouched
+    set. ``options`` holds each keyword of the mode that is one value for the call
+    (kind ``"choice"``: ``reflect_type``), given or numpy's default. ``fill_empty`` is
+    true when numpy would return the allocated array untouched
     (mode ``empty``, or a data mode on an array of size 0).
 
     With a mode per axis (:func:`normalize_per_axis`), ``mode`` and ``function`` are
@@ -89,7 +92,7 @@ class PadPlan:
     shape: tuple[int, ...]
     mode: Mode | None
     axes: tuple[AxisPlan, ...]
-    reflect_type: str = "even"
+    options: Mapping[str, Any] = field(default_factory=dict)
     function: Callable[..., Any] | None = None
     function_kwargs: Mapping[str, Any] = field(default_factory=dict)
     fill_empty: bool = False
@@ -108,20 +111,27 @@ class PadPlan:
         return self.axes[axis], self
 
     @property
-    def builder(self) -> str:
-        """The family of graph builder that makes the pads
-        (:data:`daskpad.core.registry.BUILDERS`): a mode's own, ``"fill"`` where numpy leaves
-        the allocated array untouched, and ``"edge_function"`` for a function marked by
-        :func:`daskpad.edge_function`."""
+    def family(self) -> str | None:
+        """The family whose graph builder makes the pads
+        (:data:`daskpad.core.registry.BUILDERS`): the mode's own, ``"fill"`` where numpy
+        leaves the allocated array untouched, ``"edge_function"`` for a function marked by
+        :func:`daskpad.edge_function`; None for a mode per axis (each step has its own)
+        and for a function handed whole lines (:attr:`whole_lines`)."""
         if self.steps:
-            return "steps"
+            return None
         if self.fill_empty:
             return "fill"
         if self.mode is not None:
-            return self.mode.builder
+            return self.mode.family
         if isinstance(self.function, EdgeFunction) and 0 not in self.shape:
             return "edge_function"
-        return "function"
+        return None
+
+    @property
+    def whole_lines(self) -> bool:
+        """Whether the pads come from a user function handed every whole line
+        (:func:`daskpad.modes.function.pad_with_function`), not from a family's builder."""
+        return not self.steps and self.family is None
 
     @property
     def is_identity(self) -> bool:
@@ -262,17 +272,13 @@ def normalize(
     except TypeError as exc:
         raise _reraise(exc, f"mode must be a string or a function, got {mode!r}") from None
     check_kwargs(spec.name, kwargs)
-    reflect_type = kwargs.get("reflect_type", "even")
     _check_padded_size(shape, widths, itemsize)
 
     size = int(np.prod(shape, dtype=np.int64)) if ndim else 1
-    values: tuple[tuple[Any, Any], ...] = ((None, None),) * ndim
-    stat_lengths: tuple[tuple[int, int] | None, ...] = (None,) * ndim
+    pairs: list[dict[str, tuple[Any, Any]]] = [{} for _ in range(ndim)]
     fill_empty = spec.name == "empty"
 
-    if spec.name == "constant":
-        values = _as_pairs("constant_values", kwargs.get("constant_values", 0), ndim)
-    elif spec.needs_data and size == 0:
+    if spec.needs_data and size == 0:
         for axis, (n, (b, a)) in enumerate(zip(shape, widths)):
             if n == 0 and (b or a):
                 raise ValueError(
@@ -280,21 +286,38 @@ def normalize(
                     f"'empty'; pad_width for axis {axis} is ({b}, {a}) and mode is '{mode}'"
                 )
         fill_empty = True  # the result has size 0: there is nothing to compute
-    elif spec.name == "linear_ramp":
-        values = _as_pairs("end_values", kwargs.get("end_values", 0), ndim)
-    elif spec.builder == "stat":
-        lengths = _as_pairs("stat_length", kwargs.get("stat_length"), ndim, as_index=True)
-        # A stat_length of 0 for maximum/minimum is refused by check_with_numpy, which
-        # knows whether numpy meets it before a dtype error on an earlier axis.
-        stat_lengths = tuple(
-            (_clip_length(lb, n), _clip_length(la, n)) for n, (lb, la) in zip(shape, lengths)
-        )
-
+    else:
+        for name in spec.kwargs:
+            keyword = KEYWORDS[name]
+            if keyword.per_axis:
+                value = kwargs.get(name, keyword.default)
+                for axis, pair in enumerate(keyword_pairs(keyword, value, shape)):
+                    pairs[axis][name] = pair
+    # (a stat_length of 0 for maximum/minimum is refused by check_with_numpy, which
+    # knows whether numpy meets it before a dtype error on an earlier axis)
+    options = {
+        name: kwargs.get(name, KEYWORDS[name].default)
+        for name in spec.kwargs
+        if not KEYWORDS[name].per_axis
+    }
     axes = tuple(
-        AxisPlan(k, n, b, a, values=v, stat_length=s)
-        for k, (n, (b, a), v, s) in enumerate(zip(shape, widths, values, stat_lengths))
+        AxisPlan(k, n, b, a, pairs=p) for k, (n, (b, a), p) in enumerate(zip(shape, widths, pairs))
     )
-    return PadPlan(shape, spec, axes, reflect_type=reflect_type, fill_empty=fill_empty)
+    return PadPlan(shape, spec, axes, options=options, fill_empty=fill_empty)
+
+
+def keyword_pairs(
+    keyword: Keyword, value: Any, shape: tuple[int, ...]
+) -> tuple[tuple[Any, Any], ...]:
+    """A keyword that holds a pair per axis, normalised as numpy.pad normalises it for an
+    array of ``shape``: broadcast to one ``(before, after)`` pair per axis (numpy's
+    ``_as_pairs``), a ``"lengths"`` keyword as non-negative integers clipped to each axis
+    (None: the whole axis)."""
+    lengths = keyword.kind == "lengths"
+    pairs = _as_pairs(keyword.name, value, len(shape), as_index=lengths)
+    if not lengths:
+        return pairs
+    return tuple((_clip_length(lb, n), _clip_length(la, n)) for n, (lb, la) in zip(shape, pairs))
 
 
 def _check_padded_size(
@@ -381,8 +404,9 @@ def _empty_stat_error(plan: PadPlan) -> ValueError | None:
     if plan.mode is None or plan.mode.name not in ("maximum", "minimum"):
         return None
     for a in plan.axes:
-        if a.stat_length is not None and 0 in a.stat_length:
-            lb, la = a.stat_length
+        lengths = a.pairs.get("stat_length")
+        if lengths is not None and 0 in lengths:
+            lb, la = lengths
             return ValueError(
                 f"stat_length of 0 yields no value for padding; mode '{plan.mode.name}' got "
                 f"stat_length ({lb}, {la}) for axis {a.axis}; use stat_length >= 1 or None"

@@ -2,8 +2,9 @@
 
 Each family module of :mod:`daskpad.modes` (constant/empty, edge, reflect/symmetric/wrap,
 linear_ramp, the statistics, the user function) holds its graph builder, its kernels and
-its fill program, and registers its modes here (:func:`register`). Everything that needs
-to know something about a mode reads this table: argument checking
+its fill program, and registers its modes here (:func:`register`); the keywords a mode
+takes are declared in the keyword table (:mod:`daskpad.core.keywords`). Everything that
+needs to know something about a mode reads this table: argument checking
 (:mod:`daskpad.core.plan`), the grid that runs the builders axis by axis
 (:mod:`daskpad.core.axes`), map_overlap's boundary names (:mod:`daskpad.core.boundaries`),
 ``pad2``, the command's ``--mode`` choices, the docs and the tests. Adding a mode means
@@ -13,12 +14,15 @@ adding one module that registers it (docs/design.md shows one).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+
+from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of
+from daskpad.core.keywords import modes_taking as modes_taking  # (the command reads it here)
 
 #: a family's graph builder: ``build(grid, axis plan, plan, side chunks) -> (before, after)``
 #: (:mod:`daskpad.core.sides` has the types)
@@ -33,10 +37,9 @@ class Mode:
     ----------
     name
         The mode string, as numpy spells it.
-    kwargs
-        The keyword arguments the mode accepts (anything else is an error).
-    builder
-        The family of graph builder that produces its pad blocks (registered with it):
+    family
+        The family of graph builder that produces its pad blocks (registered with it,
+        :data:`BUILDERS`):
         ``"fill"`` (constant/empty: no input data), ``"gather"`` (values copied or
         reflected from the array: edge, reflect, symmetric, wrap), ``"ramp"``
         (linear_ramp) and ``"stat"`` (maximum, mean, median, minimum).
@@ -62,14 +65,19 @@ class Mode:
     """
 
     name: str
-    kwargs: tuple[str, ...]
-    builder: str
+    family: str
     needs_data: bool = True
     stat: str | None = None
     views: bool = False
     copies: bool = False
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     reference: Callable[..., Any] | None = None
+
+    @property
+    def kwargs(self) -> tuple[str, ...]:
+        """The keyword arguments the mode takes (anything else is an error): those of
+        the keyword table (:data:`daskpad.core.keywords.KEYWORDS`) that name it."""
+        return keywords_of(self.name)
 
 
 _MODES: dict[str, Mode] = {}
@@ -93,10 +101,6 @@ PREPARES: Mapping[str, Callable[..., Any]] = MappingProxyType(_PREPARES)
 #: repeats: :func:`daskpad.store.settle.settle_statistics`)
 SETTLE_FIRST = "statistic"
 
-#: The values ``reflect_type`` may take (numpy documents these two and silently treats
-#: anything else as ``"even"``; daskpad refuses anything else).
-REFLECT_TYPES = ("even", "odd")
-
 
 def register(
     modes: Iterable[Mode],
@@ -111,7 +115,7 @@ def register(
     ``family`` names a builder that no mode of the table uses by name (the user
     function's). Registering a name again replaces it."""
     modes = list(modes)
-    families = {m.builder for m in modes} | ({family} if family else set())
+    families = {m.family for m in modes} | ({family} if family else set())
     if build is None and any(f not in _BUILDERS for f in families):
         raise ValueError(f"no builder registered for {sorted(families - set(_BUILDERS))}")
     for m in modes:
@@ -129,14 +133,9 @@ def unregister(*names: str) -> None:
     """Remove the modes ``names`` (and a family's hooks when no mode uses it any more)."""
     for name in names:
         mode = _MODES.pop(name)
-        if not any(m.builder == mode.builder for m in _MODES.values()):
+        if not any(m.family == mode.family for m in _MODES.values()):
             for table in (_BUILDERS, _ALIGNS, _PREPARES):
-                table.pop(mode.builder, None)
-
-
-def keywords() -> tuple[str, ...]:
-    """The keywords of the registered modes (a function gets any others)."""
-    return tuple(sorted({k for m in _MODES.values() for k in m.kwargs}))
+                table.pop(mode.family, None)
 
 
 def mode_named(mode: Any) -> Mode:
@@ -160,142 +159,13 @@ def numpy_pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any)
     return np.pad(array, pad_width, mode=mode, **kwargs)
 
 
-def modes_taking(kwargs: Iterable[str]) -> list[str]:
-    """The modes that take every keyword argument in ``kwargs``."""
-    wanted = set(kwargs)
-    return [name for name, spec in MODES.items() if wanted <= set(spec.kwargs)]
-
-
-@dataclass(frozen=True)
-class Misfit:
-    """A keyword argument that does not fit the modes it was given with
-    (:func:`keyword_misfits`). Each caller words it for its own arguments (:meth:`words`),
-    so ``daskpad.pad``, ``daskpad.map_overlap`` and ``pad2`` say the same thing alike.
-
-    Attributes
-    ----------
-    keyword
-        The keyword argument.
-    unused
-        True: the mode of no axis (or dimension) that counts takes it. False: its
-        ``{place: value}`` mapping names ``place``, whose mode does not take it.
-    place
-        The axis or dimension named where it does not fit (None when ``unused``).
-    mode
-        That place's mode, a name or a function (None when ``unused``).
-    counted
-        When ``unused``: the mode of each place that counts (none takes the keyword).
-    fits
-        The registered modes that take the keyword (none: no mode takes it).
-    """
-
-    keyword: str
-    unused: bool
-    place: Any = None
-    mode: Any = None
-    counted: Mapping[Any, Any] = field(default_factory=dict)
-    fits: tuple[str, ...] = ()
-
-    def words(
-        self, noun: str = "axis", argument: str = "mode", *, padded: bool = True, note: str = ""
-    ) -> str:
-        """The one-line refusal. ``noun`` names a place (``"axis"``, ``"dimension"``),
-        ``argument`` the caller's argument that names the modes (``"mode"``,
-        ``"boundary"``); for an unused keyword, ``padded`` says whether a padded place
-        counts whatever ``argument`` names, and ``note`` what the places ``argument``
-        does not name are."""
-        kw = self.keyword
-        fit = f"{kw} is for mode(s) {list(self.fits)}" if self.fits else f"no mode takes {kw}"
-        if not self.unused:
-            return (
-                f"{kw} gives a value for {noun} {self.place!r}, whose mode "
-                f"{mode_name(self.mode)!r} does not take {kw}; {fit}. Leave {self.place!r} "
-                f"out of {kw}"
-            )
-        modes = {p: mode_name(m) for p, m in self.counted.items()}
-        counts = f"named in {argument}{' or padded' if padded else ''}"
-        return (
-            f"unsupported keyword argument {kw}: the mode of no {noun} {counts} takes it "
-            f"({modes}{'; ' + note if note else ''}); {fit}"
-        )
-
-
-def mode_name(mode: Any) -> str:
-    """A mode as a message shows it: its name, or a function's name."""
-    return mode if isinstance(mode, str) else getattr(mode, "__name__", repr(mode))
-
-
-def keyword_misfits(
-    modes: Mapping[Any, Any],
-    counted: Collection[Hashable],
-    named: Mapping[str, Collection[Hashable]],
-) -> list[Misfit]:
-    """The keyword arguments that do not fit the modes they are given with: the one rule
-    that ``daskpad.pad``, ``daskpad.map_overlap`` and ``pad2`` ask of a mode per axis or
-    per dimension (:func:`check_kwargs` asks it of one mode).
-
-    numpy.pad decides by mode, not by width (``numpy.pad(a, 0, "constant",
-    constant_values=1)`` is fine), so a keyword fits when the mode of a place that counts
-    takes it: a place the caller gave a mode by name, whatever its width, or one that is
-    padded (a place left to the default mode counts only there). A keyword's
-    ``{place: value}`` mapping may name only places whose mode takes it.
-
-    Parameters
-    ----------
-    modes
-        Each place's mode (an axis's or a dimension's): a mode name, or a function (which
-        takes none of the table's keywords; a caller that hands a function the keywords
-        no mode takes reads the unused misfits as the function's).
-    counted
-        The places whose mode counts: named by the caller, or padded.
-    named
-        Each keyword argument given, with the places its ``{place: value}`` mapping names
-        (none for one value for every place).
-
-    Returns
-    -------
-    list of Misfit
-        In the order of ``named``: an unused keyword once, else each place its mapping
-        names whose mode does not take it. Empty when everything fits.
-
-    Examples
-    --------
-    >>> modes = {0: "constant", 1: "wrap"}
-    >>> keyword_misfits(modes, {0, 1}, {"constant_values": ()})
-    []
-    >>> print(keyword_misfits(modes, {1}, {"constant_values": ()})[0].words())
-    unsupported keyword argument constant_values: the mode of no axis named in mode or \
-padded takes it ({1: 'wrap'}); constant_values is for mode(s) ['constant']
-    >>> print(keyword_misfits(modes, {0, 1}, {"constant_values": (1,)})[0].words())
-    constant_values gives a value for axis 1, whose mode 'wrap' does not take \
-constant_values; constant_values is for mode(s) ['constant']. Leave 1 out of constant_values
-    """
-
-    def takes(place: Hashable, keyword: str) -> bool:
-        mode = modes.get(place)
-        return isinstance(mode, str) and mode in _MODES and keyword in _MODES[mode].kwargs
-
-    misfits = []
-    for keyword, places in named.items():
-        fits = tuple(modes_taking([keyword]))
-        if not any(takes(p, keyword) for p in counted):
-            shown = {p: m for p, m in modes.items() if p in counted}
-            misfits.append(Misfit(keyword, True, counted=shown, fits=fits))
-            continue
-        misfits += [
-            Misfit(keyword, False, place=p, mode=modes.get(p), fits=fits)
-            for p in places
-            if not takes(p, keyword)
-        ]
-    return misfits
-
-
 def check_kwargs(mode: str, given: Mapping[str, Any]) -> Mode:
-    """The one rule for a mode's keyword arguments, which ``daskpad.pad``, ``pad2`` and the
-    command all ask: each given one must be one the mode takes (``numpy.pad`` refuses the
-    others with ``ValueError``), and ``reflect_type`` must be ``"even"`` or ``"odd"``
-    (numpy silently treats any other value as ``"even"``; a typo should not pass
-    unnoticed). Returns the mode (:func:`mode_named`)."""
+    """The one rule for one mode's keyword arguments, which ``daskpad.pad``, ``pad2`` and
+    the command all ask: each given one must be one the mode takes
+    (:func:`daskpad.core.keywords.keyword_misfits`; ``numpy.pad`` refuses the others with
+    ``ValueError``), and a choice (``reflect_type``) must be one of its choices (numpy
+    silently treats any other value as ``"even"``; a typo should not pass unnoticed).
+    Returns the mode (:func:`mode_named`)."""
     spec = mode_named(mode)
     misfits = keyword_misfits({mode: mode}, {mode}, dict.fromkeys(given, ()))
     unsupported = sorted(m.keyword for m in misfits)
@@ -306,9 +176,9 @@ def check_kwargs(mode: str, given: Mapping[str, Any]) -> Mode:
             f"unsupported keyword arguments for mode '{mode}': {unsupported}; "
             f"mode '{mode}' takes: {', '.join(spec.kwargs) or 'none'}{hint}"
         )
-    reflect_type = given.get("reflect_type", "even")
-    if "reflect_type" in spec.kwargs and reflect_type not in REFLECT_TYPES:
-        raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    for name in spec.kwargs:
+        if name in given:
+            KEYWORDS[name].check_choice(given[name])
     return spec
 
 

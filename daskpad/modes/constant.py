@@ -27,7 +27,7 @@ def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
     empty = plan.fill_empty
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
-        value = None if empty else ap.values[side]
+        value = None if empty else ap.pairs["constant_values"][side]
         return blocks_from_nothing(
             "fill_block",
             with_axis(x, ap.axis, chunks),
@@ -66,13 +66,12 @@ register(
     [
         Mode(
             "constant",
-            ("constant_values",),
             "fill",
             needs_data=False,
             views=True,
             words={"scipy": ("constant", "grid-constant"), "torch": ("constant", "zeros")},
         ),
-        Mode("empty", (), "fill", needs_data=False, views=True),
+        Mode("empty", "fill", needs_data=False, views=True),
     ],
     build_fill,
 )

@@ -15,7 +15,6 @@ register(
     [
         Mode(
             "edge",
-            (),
             "gather",
             views=True,
             copies=True,

@@ -74,7 +74,7 @@ def pad_with_function(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Arra
         plan,
         mode=MODES["constant"],
         function=None,
-        axes=tuple(replace(ap, values=(0, 0)) for ap in plan.axes),
+        axes=tuple(replace(ap, pairs={"constant_values": (0, 0)}) for ap in plan.axes),
     )
     widths = [(ap.before, ap.after) for ap in plan.axes]
     target = output_chunks(chunks, x.chunks, plan.new_shape, x.dtype, widths)

@@ -29,6 +29,7 @@ def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
     """linear_ramp: each block from the edge element and one flag per side (numpy switches
     its arithmetic for the whole side when any ramp there has a zero step)."""
     axis, n = ap.axis, ap.length
+    ends = ap.pairs["end_values"]
     edges: list[da.Array] = []
     flags: list[da.Array | None] = []
     for side, width in ((BEFORE, ap.before), (AFTER, ap.after)):
@@ -37,11 +38,11 @@ def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Side
         if width == 0:
             flags.append(None)
             continue
-        flags.append(_ramp_flag(edge, axis, ap.values[side], width))
+        flags.append(_ramp_flag(edge, axis, ends[side], width))
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:
         width = ap.before if side == BEFORE else ap.after
-        kwargs = dict(end_value=ap.values[side], width=width, reverse=side == AFTER, axis=axis)
+        kwargs = dict(end_value=ends[side], width=width, reverse=side == AFTER, axis=axis)
         # positions within the side: the ramp counts from its outer end
         return blockwise_chunks(
             ramp_block, x, axis, chunks, 0, [edges[side]], kwargs, [(flags[side], ())]
@@ -188,4 +189,4 @@ def _ramp_values(y: Any, delta: Any, end_value: Any, dtype: np.dtype) -> Any:
     return values
 
 
-register([Mode("linear_ramp", ("end_values",), "ramp")], build_ramp)
+register([Mode("linear_ramp", "ramp")], build_ramp)

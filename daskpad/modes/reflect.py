@@ -215,10 +215,15 @@ def needed_ranges(program: Program, start: int, stop: int) -> list[tuple[int, in
 # --------------------------------------------------------------------------------------
 
 
+def _reflect_type(plan: PadPlan) -> str:
+    """The plan's ``reflect_type`` (edge and wrap take none: ``"even"``)."""
+    return str(plan.options.get("reflect_type", "even"))
+
+
 def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """edge, reflect, symmetric, wrap: each block reads the input elements it maps to."""
     assert plan.mode is not None
-    program = fill_program(plan.mode.name, ap.length, ap.before, ap.after, plan.reflect_type)
+    program = fill_program(plan.mode.name, ap.length, ap.before, ap.after, _reflect_type(plan))
     bounds = np.cumsum((0, *x.chunks[ap.axis]))
 
     def spans(start: int, stop: int) -> list[tuple[int, int, int]]:
@@ -246,9 +251,9 @@ def align(ap: AxisPlan, plan: PadPlan, input_chunks: Sequence[int], side: int) -
     input block (:func:`daskpad.core.chunks.pad_layout`): the starts of the runs its fill
     program copies from one input chunk; None for odd reflection (computed, not copied)
     and for edge (every block is a broadcast of one element: any cut will do)."""
-    if plan.reflect_type == "odd" or plan.mode is None or plan.mode.name == "edge":
+    if _reflect_type(plan) == "odd" or plan.mode is None or plan.mode.name == "edge":
         return None
-    program = fill_program(plan.mode.name, ap.length, ap.before, ap.after, plan.reflect_type)
+    program = fill_program(plan.mode.name, ap.length, ap.before, ap.after, _reflect_type(plan))
     bounds = np.cumsum((0, *input_chunks)).tolist()
     end = ap.before + ap.length
     start, stop = (0, ap.before) if side == BEFORE else (end, end + ap.after)
@@ -468,21 +473,18 @@ register(
     [
         Mode(
             "reflect",
-            ("reflect_type",),
             "gather",
             copies=True,
             words={"scipy": ("mirror",), "torch": ("reflect",)},
         ),
         Mode(
             "symmetric",
-            ("reflect_type",),
             "gather",
             copies=True,
             words={"scipy": ("reflect", "grid-mirror"), "dask": ("reflect",)},
         ),
         Mode(
             "wrap",
-            (),
             "gather",
             copies=True,
             words={"scipy": ("wrap", "grid-wrap"), "dask": ("periodic",), "torch": ("circular",)},

@@ -62,16 +62,17 @@ def share_partials(x: Frame, axes: Sequence[tuple[AxisPlan, PadPlan]]) -> None:
     def whole(ap: AxisPlan) -> bool:
         """Every padded side of the axis reads the whole axis, in more than two chunks
         (fewer are read in one task per face block: :func:`_slab_statistic`)."""
-        if not ap.padded or ap.stat_length is None or len(x.x.chunks[ap.axis]) <= 2:
+        lengths = ap.pairs.get("stat_length")
+        if not ap.padded or lengths is None or len(x.x.chunks[ap.axis]) <= 2:
             return False
-        sides = [s for s, w in zip(ap.stat_length, (ap.before, ap.after)) if w]
+        sides = [s for s, w in zip(lengths, (ap.before, ap.after)) if w]
         return all(s == ap.length for s in sides)
 
     for stat in ("amax", "amin", "mean"):
         along = tuple(
             ap.axis
             for ap, sub in axes
-            if sub.builder == "stat"
+            if sub.family == "stat"
             and sub.mode is not None
             and sub.mode.stat == stat
             and whole(ap)
@@ -195,10 +196,10 @@ def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
 
 def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """maximum, mean, median, minimum: one statistic per side and face block, repeated."""
-    assert plan.mode is not None and plan.mode.stat is not None and ap.stat_length
+    assert plan.mode is not None and plan.mode.stat is not None
     axis, n = ap.axis, ap.length
     stat = plan.mode.stat
-    length_before, length_after = ap.stat_length
+    length_before, length_after = ap.pairs["stat_length"]
     before = _statistic(x, axis, 0, length_before, stat) if ap.before else None
     after: da.Array | None
     if length_before == length_after == n and before is not None:
@@ -339,10 +340,10 @@ def repeat_block(stat: Any, *, axis: int, start: int, stop: int) -> Any:
 
 register(
     [
-        Mode("maximum", ("stat_length",), "stat", stat="amax", views=True),
-        Mode("mean", ("stat_length",), "stat", stat="mean", views=True),
-        Mode("median", ("stat_length",), "stat", stat="median", views=True),
-        Mode("minimum", ("stat_length",), "stat", stat="amin", views=True),
+        Mode("maximum", "stat", stat="amax", views=True),
+        Mode("mean", "stat", stat="mean", views=True),
+        Mode("median", "stat", stat="median", views=True),
+        Mode("minimum", "stat", stat="amin", views=True),
     ],
     build_stat,
     prepare=share_partials,

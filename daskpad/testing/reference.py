@@ -13,7 +13,8 @@ import dask.array as da
 import numpy as np
 
 from daskpad.api.pad import pad
-from daskpad.core.registry import MODES, REFLECT_TYPES, numpy_pad
+from daskpad.core.keywords import KEYWORDS
+from daskpad.core.registry import MODES, numpy_pad
 
 __all__ = [
     "DTYPES",
@@ -446,17 +447,16 @@ def _expected_refusal(
     if numpy_error is not None:
         why = f"numpy raised {type(numpy_error).__name__}: {numpy_error}"
         return _first_builtin(type(numpy_error)), why
-    reflect_type = kwargs.get("reflect_type", "even")
-    given = list(reflect_type.values()) if isinstance(reflect_type, Mapping) else [reflect_type]
-    reflecting = any(
-        isinstance(m, str) and m in MODES and "reflect_type" in MODES[m].kwargs
-        for m in (_modes_of(mode) if _per_axis(mode) else [mode])
-    )
-    if reflecting and "reflect_type" in kwargs and any(t not in REFLECT_TYPES for t in given):
-        return (
-            ValueError,
-            f"reflect_type={reflect_type!r} is refused (numpy treats it as even)",
-        )
+    modes = _modes_of(mode) if _per_axis(mode) else [mode]
+    for name, value in kwargs.items():
+        keyword = KEYWORDS.get(name)
+        if keyword is None or keyword.kind != "choice":
+            continue
+        given = list(value.values()) if isinstance(value, Mapping) else [value]
+        if any(isinstance(m, str) and m in keyword.modes for m in modes) and any(
+            not isinstance(t, str) or t not in keyword.choices for t in given
+        ):
+            return (ValueError, f"{name}={value!r} is refused (numpy treats it as its default)")
     return None
 
 

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from daskpad.core.registry import MODES, REFLECT_TYPES
+from daskpad.core.keywords import KEYWORDS, Keyword, keyword_names
+from daskpad.core.registry import MODES
 from daskpad.testing.arrays import (
     _container,
     chunkings,
@@ -156,24 +157,42 @@ def _forms_of(draw: Any, value_strategy: st.SearchStrategy[Any], ndim: int) -> A
     return _scalar_forms(draw, value_strategy, ndim)
 
 
+def keyword_values(
+    keyword: Keyword, dtype: np.dtype, shape: tuple[int, ...]
+) -> st.SearchStrategy[Any]:
+    """Values of ``keyword`` in any of numpy's forms, drawn as its kind says (the keyword
+    table, :mod:`daskpad.core.keywords`): values of ``dtype`` (sometimes not fitting it),
+    lengths (wider than the axes too, and None), or one of its choices."""
+    if keyword.kind == "choice":
+        return st.sampled_from(keyword.choices)
+    if keyword.kind == "lengths":
+        return _stat_lengths(len(shape), max(shape, default=0))
+    return _forms_of(_fill_values(dtype), len(shape))
+
+
+def _one_value(keyword: Keyword, dtype: np.dtype, shape: tuple[int, ...]) -> Any:
+    """One value of ``keyword`` for one axis (a mapping's entry)."""
+    if keyword.kind == "choice":
+        return st.sampled_from(keyword.choices)
+    if keyword.kind == "lengths":
+        return st.one_of(st.integers(1, 3), st.integers(0, max(shape, default=0) + 3))
+    return _fill_values(dtype)
+
+
 @st.composite
 def mode_kwargs(draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]) -> dict[str, Any]:
     """Keyword arguments ``mode`` takes, each left out or drawn in any of numpy's forms."""
-    ndim = len(shape)
     if callable(mode):
         for function, their_kwargs in CALLABLES:
             if function is mode:
                 return dict(draw(their_kwargs))
         return {}
     kwargs: dict[str, Any] = {}
-    if mode == "constant" and draw(st.booleans()):
-        kwargs["constant_values"] = draw(_forms_of(_fill_values(dtype), ndim))
-    elif mode == "linear_ramp" and draw(st.booleans()):
-        kwargs["end_values"] = draw(_forms_of(_fill_values(dtype), ndim))
-    elif mode in ("maximum", "mean", "median", "minimum") and draw(st.integers(0, 3)):
-        kwargs["stat_length"] = draw(_stat_lengths(ndim, max(shape, default=0)))
-    elif mode in ("reflect", "symmetric") and draw(st.integers(0, 3)):
-        kwargs["reflect_type"] = draw(st.sampled_from(REFLECT_TYPES))
+    for name in MODES[mode].kwargs if mode in MODES else ():
+        keyword = KEYWORDS[name]
+        # (values left out half the time, lengths and choices a quarter)
+        if draw(st.booleans() if keyword.kind == "values" else st.integers(0, 3)):
+            kwargs[name] = draw(keyword_values(keyword, dtype, shape))
     return kwargs
 
 
@@ -283,29 +302,17 @@ def per_axis_kwargs(
     ndim = len(shape)
     modes = _axis_modes(mode, ndim)
     kwargs: dict[str, Any] = {}
-    one_value = {
-        "constant_values": _fill_values(dtype),
-        "end_values": _fill_values(dtype),
-        "stat_length": st.one_of(st.integers(1, 3), st.integers(0, max(shape, default=0) + 3)),
-        "reflect_type": st.sampled_from(REFLECT_TYPES),
-    }
-    for name, value in one_value.items():
-        axes = [a for a, m in enumerate(modes) if isinstance(m, str) and name in MODES[m].kwargs]
+    for name, keyword in KEYWORDS.items():
+        axes = [a for a, m in enumerate(modes) if isinstance(m, str) and m in keyword.modes]
         if not axes or not draw(st.booleans()):
             continue
-        if name == "reflect_type":
-            pair: st.SearchStrategy[Any] = value
-        else:
-            pair = st.one_of(value, st.tuples(value, value))
+        value = _one_value(keyword, dtype, shape)
+        pair = value if not keyword.per_axis else st.one_of(value, st.tuples(value, value))
         if draw(st.booleans()):
             chosen = draw(st.lists(st.sampled_from(axes), min_size=1, unique=True))
             kwargs[name] = {a: draw(pair) for a in chosen}
-        elif name == "reflect_type":
-            kwargs[name] = draw(value)
-        elif name == "stat_length":
-            kwargs[name] = draw(_stat_lengths(ndim, max(shape, default=0)).filter(_not_none))
         else:
-            kwargs[name] = draw(_forms_of(value, ndim))
+            kwargs[name] = draw(keyword_values(keyword, dtype, shape).filter(_not_none))
     for m in modes:
         if callable(m):
             kwargs.update(draw(mode_kwargs(m, dtype, shape)))
@@ -344,13 +351,13 @@ def per_axis_pad_cases(
         pad_width = draw(_some_axes_unpadded(pad_width, shape))
     kwargs = draw(per_axis_kwargs(mode, dtype, shape))
     untaken = [
-        n
-        for n in _MODE_KWARG_NAMES
-        if n not in kwargs and not any(isinstance(m, str) and n in MODES[m].kwargs for m in modes)
+        k
+        for n, k in KEYWORDS.items()
+        if n not in kwargs and not any(isinstance(m, str) and m in k.modes for m in modes)
     ]
     if untaken and draw(st.integers(0, 9)) == 7:  # (about one in ten)
-        name = draw(st.sampled_from(untaken))
-        kwargs[name] = "odd" if name == "reflect_type" else 1
+        keyword = draw(st.sampled_from(untaken))
+        kwargs[keyword.name] = keyword.choices[-1] if keyword.kind == "choice" else 1
     return PadCase(data, chunks, pad_width, mode, kwargs)
 
 
@@ -414,7 +421,6 @@ _BAD_MODES = (
 # what invalid_pad_cases makes wrong, and the wrong values it draws from (with a few that
 # depend on the drawn shape)
 _INVALID_WHAT = ("width", "mode", "kwarg", "stat_length", "values", "reflect_type", "empty axis")
-_MODE_KWARG_NAMES = ("constant_values", "end_values", "stat_length", "reflect_type")
 _BAD_STAT_LENGTHS = (
     0,
     (0, 1),
@@ -451,18 +457,18 @@ def invalid_pad_cases(draw: Any) -> PadCase:
     elif what == "mode":
         mode = draw(st.sampled_from(_BAD_MODES))
     elif what == "kwarg":
-        name = draw(st.sampled_from([*_MODE_KWARG_NAMES, "foo"]))
+        name = draw(st.sampled_from([*keyword_names(), "foo"]))
         kwargs[name] = draw(st.sampled_from([0, 1, "odd", None]))
-    elif what == "stat_length":
-        mode = draw(st.sampled_from(["maximum", "minimum", "mean", "median"]))
-        kwargs["stat_length"] = draw(st.sampled_from([*_BAD_STAT_LENGTHS, [[0, 0]] * len(shape)]))
-    elif what == "values":
-        mode = draw(st.sampled_from(["constant", "linear_ramp"]))
-        name = "constant_values" if mode == "constant" else "end_values"
-        kwargs[name] = draw(st.sampled_from([*_BAD_VALUES, [[1, 2]] * (len(shape) + 1)]))
-    elif what == "reflect_type":
-        mode = draw(st.sampled_from(["reflect", "symmetric"]))
-        kwargs["reflect_type"] = draw(st.sampled_from(["Odd", "foo", None, "", 1]))
+    elif what in ("stat_length", "values", "reflect_type"):
+        kind = {"stat_length": "lengths", "reflect_type": "choice"}.get(what, what)
+        keyword = draw(st.sampled_from([k for k in KEYWORDS.values() if k.kind == kind]))
+        mode = draw(st.sampled_from([m for m in keyword.modes if m in MODES]))
+        bad: tuple[Any, ...] = {
+            "lengths": (*_BAD_STAT_LENGTHS, [[0, 0]] * len(shape)),
+            "values": (*_BAD_VALUES, [[1, 2]] * (len(shape) + 1)),
+            "choice": ("Odd", "foo", None, "", 1),
+        }[kind]
+        kwargs[keyword.name] = draw(st.sampled_from(bad))
     else:  # a data mode on an array with an axis of length 0, padded there
         mode = draw(st.sampled_from(sorted(_ALL_MODES - {"constant", "empty"})))
         shape = (*shape[:2], 0)

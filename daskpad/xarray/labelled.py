@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from daskpad.core.boundaries import meanings
-from daskpad.core.registry import MODES, REFLECT_TYPES
+from daskpad.core.keywords import Keyword
+from daskpad.core.registry import MODES
 
 Pair = tuple[Any, Any]
 
@@ -178,18 +179,14 @@ def modes_by_dim(
     return {}, mode
 
 
-def reflect_types_by_dim(
-    value: Any, sizes: Mapping[Hashable, int]
+def choice_by_dim(
+    keyword: Keyword, value: Any, sizes: Mapping[Hashable, int]
 ) -> tuple[dict[Hashable, str], str | None]:
-    """``reflect_type`` ("even", "odd" or ``{dim: "even" or "odd"}``) ->
-    ``({dim: type}, default)``; the default is ``None`` for a mapping."""
-
-    def checked(each: Any, arg: str) -> str:
-        if not isinstance(each, str) or each not in REFLECT_TYPES:
-            raise ValueError(f"{arg} must be 'even' or 'odd', got {each!r}")
-        return each
-
+    """A choice keyword (``reflect_type``: "even", "odd" or ``{dim: "even" or "odd"}``) ->
+    ``({dim: choice}, default)``; the default is ``None`` for a mapping."""
     if isinstance(value, Mapping):
-        check_dims("reflect_type", value, sizes)
-        return {d: checked(v, f"reflect_type[{d!r}]") for d, v in value.items()}, None
-    return {}, checked(value, "reflect_type")
+        check_dims(keyword.name, value, sizes)
+        return {
+            d: keyword.check_choice(v, f"{keyword.name}[{d!r}]") for d, v in value.items()
+        }, None
+    return {}, keyword.check_choice(value)

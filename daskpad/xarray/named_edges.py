@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from daskpad.core.boundaries import translate
-from daskpad.core.registry import MODES, modes_taking
+from daskpad.core.keywords import modes_taking, takes
+from daskpad.core.registry import MODES
 from daskpad.xarray.labelled import check_dims, modes_by_dim
 
 
@@ -158,9 +159,7 @@ def _takers(
 ) -> frozenset[Hashable]:
     """The dimensions whose mode takes keyword ``key``, checked: some dimension with a
     halo must take it (or a function get it), and a mapping name only those."""
-    takers = frozenset(
-        d for d, m in modes.items() if isinstance(m, str) and key in MODES[m].kwargs
-    )
+    takers = frozenset(d for d, m in modes.items() if takes(m, key))
     fit = f"{key} is for the modes {modes_taking([key])}"
     if not takers and not functions:
         raise ValueError(

@@ -12,10 +12,10 @@ from dask.base import is_dask_collection
 
 from daskpad.api.overlap import map_overlap as overlap_by_axis
 from daskpad.api.shapes import widths_for as widths_by_axis
-from daskpad.core.registry import keywords as pad_keywords
+from daskpad.core.keywords import keyword_names
 from daskpad.xarray.labelled import check_dims, normalize_widths
 from daskpad.xarray.named_edges import NamedEdges
-from daskpad.xarray.pad2 import PAD2_KEYWORDS, ModeArg, T_Xarray, pad_normalized
+from daskpad.xarray.padding import ModeArg, T_Xarray, pad2_keywords, pad_normalized
 
 
 def _by_name(
@@ -140,9 +140,9 @@ def pad_to(
     >>> da.pad2.pad_to(x=5, mode="wrap", align="end").sizes
     Frozen({'y': 2, 'x': 5})
     """
-    shape = _by_name(obj, "shape", shape, kwargs, PAD2_KEYWORDS)
+    shape = _by_name(obj, "shape", shape, kwargs, pad2_keywords())
     _no_other_keywords(
-        "pad_to", {k: v for k, v in kwargs.items() if k not in PAD2_KEYWORDS}, obj.dims
+        "pad_to", {k: v for k, v in kwargs.items() if k not in pad2_keywords()}, obj.dims
     )
     if shape is None and multiple is None:
         raise _neither("pad_to", obj)
@@ -223,7 +223,7 @@ def map_overlap(
     if not isinstance(depth, Mapping):  # one depth for every dimension
         depth = dict.fromkeys(obj.dims, depth)
     check_dims("depth", depth, obj.sizes)
-    pad_kwargs = {k: kwargs.pop(k) for k in pad_keywords() if k in kwargs}
+    pad_kwargs = {k: kwargs.pop(k) for k in keyword_names() if k in kwargs}
     edges = NamedEdges.resolve(obj.sizes, depth, mode, boundary, pad_kwargs)
 
     def run(var: xr.DataArray) -> xr.DataArray:

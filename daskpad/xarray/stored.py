@@ -38,11 +38,12 @@ import xarray as xr
 from xarray.conventions import decode_cf_variable, encode_cf_variable
 
 from daskpad.core.chunks import regular_chunks
+from daskpad.core.keywords import KEYWORDS
 from daskpad.core.registry import MODES
 from daskpad.core.regrid import regrid
 from daskpad.xarray.coords import CoordsPolicy
-from daskpad.xarray.labelled import modes_by_dim, normalize_widths, reflect_types_by_dim
-from daskpad.xarray.pad2 import pad_normalized
+from daskpad.xarray.labelled import choice_by_dim, modes_by_dim, normalize_widths
+from daskpad.xarray.padding import pad_normalized
 from daskpad.xarray.variables import THIS_ARRAY
 
 #: the encoding keys that describe the numbers stored, which encoding a padded value needs
@@ -132,7 +133,7 @@ def pad_stored(
     modes, default_mode = modes_by_dim(mode, list(pairs), decoded.sizes, "give them a width")
     reflect: tuple[Mapping[Hashable, str], str | None] = ({}, None)
     if kwargs.get("reflect_type") is not None:
-        reflect = reflect_types_by_dim(kwargs["reflect_type"], decoded.sizes)
+        reflect = choice_by_dim(KEYWORDS["reflect_type"], kwargs["reflect_type"], decoded.sizes)
     compat = coords == "xarray"
 
     def copies(dim: Hashable) -> bool:

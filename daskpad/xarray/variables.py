@@ -14,9 +14,10 @@ import numpy as np
 import xarray as xr
 
 from daskpad.api.pad import pad
-from daskpad.core.registry import MODES, keywords, numpy_pad
+from daskpad.core.keywords import KEYWORDS, keyword_names
+from daskpad.core.registry import MODES, numpy_pad
 from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING
-from daskpad.xarray.labelled import Pair, per_dim, reflect_types_by_dim
+from daskpad.xarray.labelled import Pair, choice_by_dim, per_dim
 
 #: a name no user variable has: a DataArray is padded as a one-variable Dataset under it
 THIS_ARRAY = "<daskpad-this-array>"
@@ -76,11 +77,9 @@ class Options:
     modes: Mapping[Hashable, Any]
     default_mode: Any
     compat: bool
-    #: reflect_type per dimension, and for the others
-    reflect_types: Mapping[Hashable, str]
-    reflect_default: str | None
-    stat_length: tuple[dict[Hashable, Pair], Pair | None] | None
-    end_values: tuple[dict[Hashable, Pair], Pair | None] | None
+    #: each keyword given but constant_values (the keyword table's), per dimension and
+    #: for the others (None where given as a mapping)
+    by_keyword: Mapping[str, tuple[dict[Hashable, Any], Any]]
     constant_given: bool
     #: constant_values per data variable, and for the others (per dimension, default)
     constant_by_var: Mapping[Hashable, tuple[dict[Hashable, Pair], Pair | None]]
@@ -94,12 +93,12 @@ class Options:
         data_names: set[Hashable],
         modes: Mapping[Hashable, Any],
         default_mode: Any,
-        stat_length: Any,
         constant_values: Any,
-        end_values: Any,
-        reflect_type: Any,
+        given: Mapping[str, Any],
         compat: bool,
     ) -> Options:
+        """The options of one call: ``constant_values`` (by data variable and dimension),
+        and each other keyword ``given`` (not None) by dimension."""
         by_var: dict[Hashable, tuple[dict[Hashable, Pair], Pair | None]] = {}
         constant: tuple[dict[Hashable, Pair], Pair | None] | None = None
         if isinstance(constant_values, Mapping):
@@ -119,22 +118,18 @@ class Options:
                 constant = per_dim(by_dim, "constant_values", sizes)
         elif constant_values is not None:
             constant = per_dim(constant_values, "constant_values", sizes)
-        if stat_length is not None:
-            stat_length = per_dim(stat_length, "stat_length", sizes)
-        if end_values is not None:
-            end_values = per_dim(end_values, "end_values", sizes)
-        reflect_types: dict[Hashable, str] = {}
-        reflect_default = None
-        if reflect_type is not None:
-            reflect_types, reflect_default = reflect_types_by_dim(reflect_type, sizes)
+        by_keyword: dict[str, tuple[dict[Hashable, Any], Any]] = {}
+        for name, value in given.items():
+            keyword = KEYWORDS[name]
+            if keyword.kind == "choice":
+                by_keyword[name] = choice_by_dim(keyword, value, sizes)
+            else:
+                by_keyword[name] = per_dim(value, name, sizes)
         return cls(
             modes=modes,
             default_mode=default_mode,
             compat=compat,
-            reflect_types=reflect_types,
-            reflect_default=reflect_default,
-            stat_length=stat_length,
-            end_values=end_values,
+            by_keyword=by_keyword,
             constant_given=constant_values is not None,
             constant_by_var=by_var,
             constant=constant,
@@ -181,15 +176,13 @@ class Options:
                     steps.append(Step(mode, kwargs, default_fill=in_call[k]))
                     continue
                 kwargs["constant_values"] = given
-            reflect_type = self.reflect_types.get(dim, self.reflect_default)
-            if "reflect_type" in takes and reflect_type is not None:
-                kwargs["reflect_type"] = reflect_type
-            if "end_values" in takes and self.end_values is not None:
-                by_dim, default = self.end_values
-                kwargs["end_values"] = by_dim.get(dim, default or (0, 0))
-            if "stat_length" in takes and self.stat_length:
-                by_dim, default = self.stat_length
-                kwargs["stat_length"] = by_dim.get(dim, default or (max(n, 1), max(n, 1)))
+            for name in takes:
+                if name in self.by_keyword:
+                    by_dim, default = self.by_keyword[name]
+                    value = by_dim.get(dim, default)
+                    if value is None and KEYWORDS[name].kind == "choice":
+                        continue  # numpy's default
+                    kwargs[name] = KEYWORDS[name].neutral_pair(n, None) if value is None else value
             steps.append(Step(mode, kwargs))
         return steps
 
@@ -245,9 +238,14 @@ class Options:
 
 
 def _uniform(steps: list[Step], axes: list[bool]) -> bool:
-    """Whether the marked axes share one mode (a function: the same one) and reflection."""
+    """Whether the marked axes share one mode (a function: the same one) and the keywords
+    that are one value for a call (reflection)."""
+    choices = [k for k in keyword_names() if not KEYWORDS[k].per_axis]
     kinds = {
-        (s.mode if isinstance(s.mode, str) else id(s.mode), s.kwargs.get("reflect_type"))
+        (
+            s.mode if isinstance(s.mode, str) else id(s.mode),
+            tuple(s.kwargs.get(k) for k in choices),
+        )
         for s, marked in zip(steps, axes, strict=True)
         if marked
     }
@@ -264,24 +262,21 @@ def _one_call(
     chosen = [s for s, marked in zip(steps, axes, strict=True) if marked]
     mode = chosen[0].mode
     kwargs: dict[str, Any] = {}
-    for key in ("constant_values", "end_values", "stat_length"):
-        if any(key in s.kwargs for s in chosen):
-            kwargs[key] = tuple(
-                s.kwargs[key] if (marked or own) and key in s.kwargs else _neutral(key, n, fill)
-                for s, marked, n in zip(steps, axes, shape, strict=True)
-            )
+    for key in keyword_names():
+        keyword = KEYWORDS[key]
+        if not any(key in s.kwargs for s in chosen):
+            continue
+        if not keyword.per_axis:  # (one value for the call: the marked axes share it)
+            kwargs[key] = chosen[0].kwargs[key]
+            continue
+        # (an axis of width 0, padded in another call or not at all, takes the neutral)
+        kwargs[key] = tuple(
+            s.kwargs[key] if (marked or own) and key in s.kwargs else keyword.neutral_pair(n, fill)
+            for s, marked, n in zip(steps, axes, shape, strict=True)
+        )
     if mode == "constant" and "constant_values" not in kwargs:
         kwargs["constant_values"] = fill
-    if "reflect_type" in chosen[0].kwargs:
-        kwargs["reflect_type"] = chosen[0].kwargs["reflect_type"]
     return mode, kwargs
-
-
-def _neutral(key: str, n: int, fill: Any) -> Pair:
-    """A keyword's entry for an axis of width 0 (padded in another call, or not at all)."""
-    if key == "stat_length":
-        return (max(n, 1), max(n, 1))
-    return (fill, fill) if key == "constant_values" else (0, 0)
 
 
 def _chained(
@@ -328,7 +323,7 @@ def _chained(
         else:
             mode = {k: steps[k].mode for k in group}
             kwargs = {}
-            for key in keywords():
+            for key in keyword_names():
                 entries = {k: steps[k].kwargs[key] for k in group if key in steps[k].kwargs}
                 if key == "constant_values":
                     entries.update({k: fill for k in group if steps[k].default_fill})

@@ -20,7 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import daskpad
-from daskpad.core.registry import MODES, REFLECT_TYPES
+from daskpad.core.keywords import KEYWORDS
+from daskpad.core.registry import MODES
 from daskpad.strategies import CALLABLES, invalid_pad_cases, pad_cases
 from daskpad.testing import DTYPES, assert_pad_matches_numpy
 
@@ -122,7 +123,7 @@ def test_output_chunk_policies_match_numpy(mode, data):
 WIDE = [37, (37, 0), (0, 37), (37, 5), (29, 40)]
 
 
-@pytest.mark.parametrize("reflect_type", REFLECT_TYPES)
+@pytest.mark.parametrize("reflect_type", KEYWORDS["reflect_type"].choices)
 @pytest.mark.parametrize("mode", ["reflect", "symmetric"])
 @pytest.mark.parametrize("n", [2, 3, 4])
 @pytest.mark.parametrize("pad_width", WIDE, ids=str)

@@ -92,13 +92,13 @@ def test_wide_pads_read_what_they_map_to(mode, reflect_type):
 def test_pad_of_one_on_100x100_chunks_adds_work_only_at_the_boundary(mode):
     x = da.zeros((1000, 1000), chunks=10)  # 100 x 100 chunks
     # (statistics over the whole axis read every block: see the test below)
-    kwargs = {"stat_length": 4} if MODES[mode].builder == "stat" else {}
+    kwargs = {"stat_length": 4} if MODES[mode].family == "stat" else {}
     y = daskpad.pad(x, 1, mode=mode, **kwargs)
     work, aliases = added_tasks(x, y)
     boundary_blocks = 102 * 102 - 100 * 100  # output blocks that hold padding
     # a slice of the edge slab and a kernel per block
     # statistics: a slab slice, the statistic and its repetition over the pad
-    per_block = {"stat": 3}.get(MODES[mode].builder, 2)
+    per_block = {"stat": 3}.get(MODES[mode].family, 2)
     # (linear_ramp: + one task per side for its "any step is zero" flag, which reads the
     # side's edge slab, as numpy switches arithmetic on it)
     assert work <= per_block * boundary_blocks + 4, (mode, work)

@@ -33,7 +33,7 @@ def _boundary_blocks(y: da.Array, x: da.Array) -> int:
 @pytest.mark.parametrize("nchunks", [10, 100])  # 10^2 and 10^4 chunks in 2-D
 def test_work_follows_the_boundary(mode, nchunks):
     x = da.zeros((nchunks * 8, nchunks * 8), chunks=8)
-    kwargs = {"stat_length": 3} if MODES[mode].builder == "stat" else {}
+    kwargs = {"stat_length": 3} if MODES[mode].family == "stat" else {}
     y = daskpad.pad(x, 2, mode=mode, **kwargs)
     work, _ = added_tasks(x, y)
     boundary = _boundary_blocks(y, x)

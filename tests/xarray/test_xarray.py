@@ -662,15 +662,15 @@ def test_accessor_is_registered_once_without_warning():
     assert isinstance(xr.Dataset.pad2, type) and xr.DataArray.pad2 is xr.Dataset.pad2
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        importlib.reload(daskpad.xarray)
-    assert xr.Dataset.pad2 is daskpad.xarray.Pad2Accessor
+        importlib.reload(daskpad.xarray.accessor)
+    assert xr.Dataset.pad2 is daskpad.xarray.accessor.Pad2Accessor
     assert make_dataset().pad2(x=1).sizes["x"] == 6
 
 
 def test_someone_elses_pad2_still_gets_xarrays_warning(monkeypatch):
     monkeypatch.setattr(xr.Dataset, "pad2", object(), raising=False)
     with pytest.warns(xr.core.extensions.AccessorRegistrationWarning):
-        daskpad.xarray._register()
+        daskpad.xarray.accessor._register()
 
 
 # --------------------------------------------------------------------------------------
