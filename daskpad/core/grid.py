@@ -38,8 +38,9 @@ from daskpad._compat.graphs import (
     picked_array,
     task,
 )
+from daskpad._compat.layouts import one_stage_rechunk
 from daskpad.core import kernels as k
-from daskpad.core.regrid import Chunks, _regrid_array, remembering
+from daskpad.core.regrid import Chunks, _regrid_array
 
 COPY_MOST_BLOCKS = 10**5  # larger inputs are read once, not copied
 
@@ -298,13 +299,14 @@ class Grid:
 
     def assemble(self, target: Chunks | None) -> da.Array:
         """The padded array, in the grid's own chunks or in ``target`` chunks (then
-        remembering the array in the grid's own, :func:`own_grid`)."""
+        carrying the array in the grid's own in its graph,
+        :func:`daskpad.core.regrid.own_grid`)."""
         padded = tuple(self.padded)
         grid_chunks = tuple(self.chunks)
         token = tokenize(self.x.name, [_names(p) for p in padded], target)
         if target is None or target == grid_chunks:
             return self._picked(padded)
-        regridded = _regrid_array(
+        return _regrid_array(
             f"pad-{token}",
             grid_chunks,
             target,
@@ -313,8 +315,8 @@ class Grid:
             self.x,
             self._runs(padded),
             assemble=k.assemble_read_only,  # (as every pad block: kernels.read_only)
+            laid_out_from=self._picked(padded),
         )
-        return remembering(regridded, lambda: self._picked(padded))
 
     def _picked(self, padded: tuple[_Padded, ...]) -> da.Array:
         """The padded array in the grid's own chunks."""
@@ -392,8 +394,9 @@ class PlannedGrid(Grid):
         if target is None or target == y.chunks:
             return y
         # (dask's rechunk joins writable blocks: a layer making them read-only would be
-        # tasks of its own, not fused with the rechunk's)
-        return remembering(y.rechunk(target), lambda: y)
+        # tasks of its own, not fused with the rechunk's); in one stage, which keeps y
+        # in the result's expression (daskpad.core.regrid.own_grid)
+        return one_stage_rechunk(y, target)
 
 
 new_grid = per_graph_mode(
