@@ -45,12 +45,20 @@ def query_planning() -> bool:
 
 
 class LazyLayer(Mapping[Hashable, Any]):
-    """A graph layer over a block grid whose tasks are made on demand by ``make(index)``."""
+    """A graph layer over a block grid whose tasks are made on demand by ``make(index)``;
+    ``laid_out_from``: see :func:`daskpad._compat.layouts.laid_out_from`."""
 
-    def __init__(self, name: str, numblocks: Sequence[int], make: Callable[..., Any]):
+    def __init__(
+        self,
+        name: str,
+        numblocks: Sequence[int],
+        make: Callable[..., Any],
+        laid_out_from: da.Array | None = None,
+    ):
         self.name = name
         self.numblocks = tuple(numblocks)
         self.make = make
+        self.laid_out_from = laid_out_from
 
     def __getitem__(self, key: Hashable) -> Any:
         if not (
@@ -125,6 +133,7 @@ def lazy_array(
     meta: Any,
     below: Mapping[str, Mapping[Hashable, Any]] | None = None,
     reads: Mapping[str, Collection[str]] | None = None,
+    laid_out_from: da.Array | None = None,
 ) -> da.Array:
     """A classic-graph array named ``name`` whose blocks are the tasks ``make(index)``,
     made on demand (:class:`LazyLayer`), reading keys of ``dependencies`` and of the extra
@@ -133,10 +142,11 @@ def lazy_array(
     ``reads`` names, for ``name`` and the layers of ``below``, exactly the layers their
     tasks read (dask's ``HighLevelGraph.validate`` checks the declared dependencies against
     the tasks); a layer it leaves out reads the layers of every dependency, and ``name``
-    those of ``below`` too."""
+    those of ``below`` too; ``laid_out_from`` is kept on the layer
+    (:func:`daskpad._compat.layouts.laid_out_from`)."""
     from dask.highlevelgraph import HighLevelGraph
 
-    layer = LazyLayer(name, [len(c) for c in chunks], make)
+    layer = LazyLayer(name, [len(c) for c in chunks], make, laid_out_from)
     meta = meta_from_array(meta, ndim=len(chunks))
     below = below or {}
     if not below and not reads:

@@ -18,15 +18,23 @@ def distributed_scheduler(collections: Sequence[Any]) -> Callable[..., Any] | No
     return schedule if type(client).__module__.startswith("distributed") else None
 
 
-def tasks_running(dask_worker: Any, names: set[Any]) -> int:
-    """On a distributed worker (``client.run``): how many tasks whose key names are
-    ``names`` it still runs (cancelled ones included: their thread goes on), read from the
+def distributed_client(collections: Sequence[Any]) -> Any | None:
+    """The distributed client that would compute ``collections``, or None when dask's
+    local schedulers would."""
+    schedule = distributed_scheduler(collections)
+    return None if schedule is None else getattr(schedule, "__self__", None)
+
+
+def tasks_running(dask_worker: Any, tag: str) -> int:
+    """On a distributed worker (``client.run``): how many tasks whose key names end with
+    ``tag`` it still runs (cancelled ones included: their thread goes on), read from the
     worker's state, which is not public."""
     busy = ("executing", "long-running", "cancelled", "resumed")
     return sum(
         1
         for ts in dask_worker.state.tasks.values()
-        if ts.state in busy and (ts.key[0] if isinstance(ts.key, tuple) else ts.key) in names
+        if ts.state in busy
+        and str(ts.key[0] if isinstance(ts.key, tuple) else ts.key).endswith(tag)
     )
 
 

@@ -16,7 +16,7 @@ from daskpad._compat.schedulers import tasks_running
 from daskpad.cli.io import CliError
 from daskpad.cli.signals import held_while
 from daskpad.store.commit import own_threads
-from daskpad.store.settle import submitted_keys
+from daskpad.store.settle import run_tag
 
 #: ids of the Clients whose local cluster (``--workers``) the command started
 _OWN_CLUSTER: set[int] = set()
@@ -52,13 +52,14 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
     """Wait (at most ``bound`` seconds) until no worker runs a task this run submitted:
     their futures are cancelled, and the scheduler forgets them at once, but a task already
     running on a worker runs to its end, and a store task would write into the temporary
-    store after its removal. The workers are asked, by the names of this run's keys."""
+    store after its removal. The workers are asked, by the tag of this client's key names
+    (:func:`daskpad.store.settle.run_tag`)."""
 
-    names = {key[0] if isinstance(key, tuple) else key for key in submitted_keys}
+    tag = run_tag(client)
     deadline = time.monotonic() + bound
-    while names and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
         try:
-            running = client.run(tasks_running, names=names)
+            running = client.run(tasks_running, tag=tag)
         except Exception:  # the cluster is gone: nothing of ours runs any more
             return
         if not any(running.values()):

@@ -68,7 +68,7 @@ def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
     along = [plan.along(axis) for axis in range(x.ndim)]
     for family in sorted({_family(sub) for _ap, sub in along if _ap.padded}):
         if family in PREPARES:
-            PREPARES[family](grid, along)
+            grid.prepared[family] = PREPARES[family](grid, along)
     for axis in range(x.ndim):
         ap, sub = plan.along(axis)
         if ap.padded:

@@ -4,21 +4,24 @@ Each mode family's builder (:mod:`daskpad.modes`) produces, for each padded axis
 blocks before and after the array padded so far. This module keeps track of the resulting
 block grid and turns it into dask arrays:
 
-- :meth:`Grid.slab` gives a builder the edge slab of the array padded so far (only the
+- :meth:`BlockGrid.slab` gives a builder the edge slab of the array padded so far (only the
   blocks the slab touches);
-- :meth:`Grid.assemble` gives the final array, with the output chunks the user chose.
+- :meth:`BlockGrid.assemble` gives the final array, with the output chunks the user chose.
 
-With dask's classic graphs (:class:`Grid`) both are a single layer whose entries are
-made on demand: each block is dask's alias of the key that holds it however many axes are
-padded (:func:`daskpad._compat.graphs.picked_array`), and building the layer costs
-nothing per block (padding 10^6 chunks takes milliseconds). With dask's array query planning
-(:class:`PlannedGrid`) the same structure is expressed with public
+Both forms share :class:`BlockGrid`. With dask's classic graphs (:class:`LayeredGrid`)
+both are a single layer whose entries are made on demand: each block is dask's alias of
+the key that holds it however many axes are padded
+(:func:`daskpad._compat.graphs.picked_array`), and building the layer costs nothing per
+block (padding 10^6 chunks takes milliseconds); its pad sides can also be one lazy layer
+cutting the grid blocks they read (:meth:`LayeredGrid.side_from_spans`). With dask's array
+query planning (:class:`PlannedGrid`) the same structure is expressed with public
 ``concatenate``/``rechunk`` expressions, which dask optimises itself. :func:`new_grid`
 gives the form for dask's current graph mode.
 """
 
 from __future__ import annotations
 
+import abc
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,8 +41,9 @@ from daskpad._compat.graphs import (
     picked_array,
     task,
 )
+from daskpad._compat.layouts import one_stage_rechunk
 from daskpad.core import kernels as k
-from daskpad.core.regrid import Chunks, _regrid_array, remembering
+from daskpad.core.regrid import Chunks, _regrid_array
 
 COPY_MOST_BLOCKS = 10**5  # larger inputs are read once, not copied
 
@@ -104,8 +108,10 @@ class _Padded:
     after: da.Array | None
 
 
-class Grid:
-    """The block grid of the array padded so far, without materialising it."""
+class BlockGrid(abc.ABC):
+    """The block grid of the array padded so far, without materialising it: what a mode
+    family's builder reads (its chunks, dtype, meta and slabs), grown axis by axis
+    (:meth:`add`) and assembled at the end (:meth:`assemble`)."""
 
     def __init__(self, x: da.Array):
         self.x = x
@@ -113,12 +119,9 @@ class Grid:
         self.meta = meta_from_array(x._meta, ndim=x.ndim)
         self.chunks: list[tuple[int, ...]] = list(x.chunks)
         self.padded: list[_Padded] = []
-        self.copies = 0  # how many statistics read x again through fresh_copy
-        # a statistic's partials along several axes at once, per input block (see
-        # daskpad.modes.statistics.share_partials): stat -> (array of tuples, the axes)
-        self.shared_partials: dict[str, tuple[da.Array, tuple[int, ...]]] = {}
-
-    # -- what builders see -------------------------------------------------------------
+        #: what each mode family's prepare hook (daskpad.core.registry.PREPARES) made for
+        #: this pad, by family: its builder reads it back
+        self.prepared: dict[str, Any] = {}
 
     @property
     def ndim(self) -> int:
@@ -132,8 +135,48 @@ class Grid:
     def _meta(self) -> Any:
         return self.meta
 
+    @abc.abstractmethod
     def slab(self, axis: int, start: int, stop: int) -> da.Array:
         """``[start:stop]`` along ``axis`` (not padded yet) of the array padded so far."""
+
+    @abc.abstractmethod
+    def map_slab(
+        self,
+        axis: int,
+        start: int,
+        stop: int,
+        fn: Callable[[da.Array], da.Array],
+        copy: int | None = None,
+        on_input: Callable[[da.Array], da.Array] | None = None,
+    ) -> da.Array:
+        """``fn`` of the slab ``[start:stop]`` along ``axis``, for an ``fn`` that reduces the
+        slab to length one along ``axis`` independently for each face position (a
+        statistic). With ``copy``, the input's part of the slab is read from that
+        :func:`fresh_copy` of it (copy number ``copy``); ``on_input``, where given, takes
+        ``fn``'s place for the input's slab."""
+
+    def add(self, axis: int, before: da.Array | None, after: da.Array | None) -> None:
+        """The pad sides of ``axis`` (``None``: no pad on that side) join the grid."""
+        nb = len(before.chunks[axis]) if before is not None else 0
+        self.padded.append(_Padded(axis, nb, len(self.chunks[axis]), before, after))
+        self.chunks[axis] = (
+            (before.chunks[axis] if before is not None else ())
+            + self.chunks[axis]
+            + (after.chunks[axis] if after is not None else ())
+        )
+
+    @abc.abstractmethod
+    def assemble(self, target: Chunks | None) -> da.Array:
+        """The padded array, in the grid's own chunks or in ``target`` chunks (then
+        carrying the array in the grid's own in its graph,
+        :func:`daskpad.core.regrid.own_grid`)."""
+
+
+class LayeredGrid(BlockGrid):
+    """The block grid with dask's classic graphs: slabs, pad sides and the result are
+    lazy layers picking or cutting the grid's blocks."""
+
+    def slab(self, axis: int, start: int, stop: int) -> da.Array:
         index = _along(self.ndim, axis, start, stop)
         if not self.padded:
             return cast("da.Array", self.x[index])
@@ -154,20 +197,13 @@ class Grid:
         start: int,
         stop: int,
         fn: Callable[[da.Array], da.Array],
-        copy: bool = False,
+        copy: int | None = None,
         on_input: Callable[[da.Array], da.Array] | None = None,
     ) -> da.Array:
-        """``fn`` of the slab ``[start:stop]`` along ``axis``, for an ``fn`` that reduces the
-        slab to length one along ``axis`` independently for each face position (a
-        statistic). With ``copy``, the input's part of the slab is read from a
-        :func:`fresh_copy` of it.
-
-        ``fn`` is applied to the slab of each array the grid is made of (the input and the
-        pad blocks of earlier axes, each complete along ``axis``) and the results are laid
-        out like the grid, so interior blocks are read directly, never through aliases.
-        ``on_input``, where given, takes ``fn``'s place for the input's slab.
-        """
-        x = fresh_copy(self.x, self.copies) if copy else self.x
+        # fn is applied to the slab of each array the grid is made of (the input and the
+        # pad blocks of earlier axes, each complete along axis) and the results are laid
+        # out like the grid, so interior blocks are read directly, never through aliases
+        x = self.x if copy is None else fresh_copy(self.x, copy)
         index = _along(self.ndim, axis, start, stop)
         first = on_input or fn
         if not self.padded:
@@ -236,17 +272,6 @@ class Grid:
         name = f"{kernel.__name__}-side-{token}"
         return lazy_array(name, out_chunks, make, self._dependencies(), self.meta)
 
-    # -- growing the grid --------------------------------------------------------------
-
-    def add(self, axis: int, before: da.Array | None, after: da.Array | None) -> None:
-        nb = len(before.chunks[axis]) if before is not None else 0
-        self.padded.append(_Padded(axis, nb, len(self.chunks[axis]), before, after))
-        self.chunks[axis] = (
-            (before.chunks[axis] if before is not None else ())
-            + self.chunks[axis]
-            + (after.chunks[axis] if after is not None else ())
-        )
-
     def _sources(self, padded: Sequence[_Padded]) -> Callable[[tuple[int, ...]], Any]:
         """:func:`_source` of the grid made by ``padded``, with the blocks of the input (most
         of them, materialised once per block) found by a shift of their index."""
@@ -297,14 +322,12 @@ class Grid:
     # -- the result ----------------------------------------------------------------------
 
     def assemble(self, target: Chunks | None) -> da.Array:
-        """The padded array, in the grid's own chunks or in ``target`` chunks (then
-        remembering the array in the grid's own, :func:`own_grid`)."""
         padded = tuple(self.padded)
         grid_chunks = tuple(self.chunks)
         token = tokenize(self.x.name, [_names(p) for p in padded], target)
         if target is None or target == grid_chunks:
             return self._picked(padded)
-        regridded = _regrid_array(
+        return _regrid_array(
             f"pad-{token}",
             grid_chunks,
             target,
@@ -313,8 +336,8 @@ class Grid:
             self.x,
             self._runs(padded),
             assemble=k.assemble_read_only,  # (as every pad block: kernels.read_only)
+            laid_out_from=self._picked(padded),
         )
-        return remembering(regridded, lambda: self._picked(padded))
 
     def _picked(self, padded: tuple[_Padded, ...]) -> da.Array:
         """The padded array in the grid's own chunks."""
@@ -328,7 +351,7 @@ class Grid:
         )
 
 
-class PlannedGrid(Grid):
+class PlannedGrid(BlockGrid):
     """The block grid under dask's array query planning: the array padded so far is kept
     as public ``concatenate`` expressions of the input and the pad sides, which dask's
     optimiser reads; slabs are slices of it."""
@@ -360,26 +383,21 @@ class PlannedGrid(Grid):
         index = _along(self.ndim, axis, start, stop)
         return cast("da.Array", self.concatenated[index])
 
-    def side_from_spans(self, *args: Any, **kwargs: Any) -> da.Array:
-        # (a pad side of classic lazy layers; daskpad.core.sides builds the query-planning
-        # form from slabs)
-        raise NotImplementedError("a lazy layer of picked keys needs dask's classic graphs")
-
     def map_slab(
         self,
         axis: int,
         start: int,
         stop: int,
         fn: Callable[[da.Array], da.Array],
-        copy: bool = False,
+        copy: int | None = None,
         on_input: Callable[[da.Array], da.Array] | None = None,
     ) -> da.Array:
-        x = fresh_copy(self.x, self.copies) if copy else self.x
+        x = self.x if copy is None else fresh_copy(self.x, copy)
         index = _along(self.ndim, axis, start, stop)
         if on_input is not None:
             # the input's slab apart from the pads', joined like the grid
             return self._concatenated_over(on_input(x[index]), lambda a: fn(a[index]))
-        grid = self._concatenated_over(x) if copy else self.concatenated
+        grid = self.concatenated if copy is None else self._concatenated_over(x)
         return fn(grid[index])
 
     def add(self, axis: int, before: da.Array | None, after: da.Array | None) -> None:
@@ -392,15 +410,16 @@ class PlannedGrid(Grid):
         if target is None or target == y.chunks:
             return y
         # (dask's rechunk joins writable blocks: a layer making them read-only would be
-        # tasks of its own, not fused with the rechunk's)
-        return remembering(y.rechunk(target), lambda: y)
+        # tasks of its own, not fused with the rechunk's); in one stage, which keeps y
+        # in the result's expression (daskpad.core.regrid.own_grid)
+        return one_stage_rechunk(y, target)
 
 
 new_grid = per_graph_mode(
     "new_grid",
-    "The block grid of ``x``: a :class:`Grid` with classic graphs, a :class:`PlannedGrid` "
-    "under query planning.",
-    classic=Grid,
+    "The block grid of ``x``: a :class:`LayeredGrid` with classic graphs, a "
+    ":class:`PlannedGrid` under query planning.",
+    classic=LayeredGrid,
     planned=PlannedGrid,
 )
 

@@ -1,30 +1,30 @@
 """An array laid out in other chunks: each output block assembled from the blocks it
 overlaps, in one task (:func:`regrid`), never through a finer grid or a general rechunk.
 With classic graphs the layer is made on demand and declares exactly the arrays its tasks
-read (:func:`_arrays_read`); a regridded array remembers the array in the chunks it was
-made from (:func:`own_grid`), which the store's writers read block by block.
+read (:func:`_arrays_read`). A regridded array carries, in its own graph, the array in the
+chunks it was made from (:func:`own_grid`), which the store's writers read block by block.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
 import dask.array as da
 import numpy as np
-from dask.base import tokenize
+from dask.base import is_dask_collection, tokenize
 
 from daskpad._compat.forms import per_graph_mode
-from daskpad._compat.graphs import SparseLazyLayer, lazy_array
+from daskpad._compat.graphs import (
+    SparseLazyLayer,
+    lazy_array,
+)
+from daskpad._compat.layouts import laid_out_from, one_stage_rechunk
 from daskpad.core import kernels as k
 
 Chunks = tuple[tuple[int, ...], ...]
-
-
-ONE_STAGE = 2**62  # a rechunk graph-growth threshold no plan reaches
 
 
 def regrid(a: da.Array, target: Chunks) -> da.Array:
@@ -36,16 +36,19 @@ def regrid(a: da.Array, target: Chunks) -> da.Array:
     target = tuple(tuple(int(c) for c in cs) for cs in target)
     if target == a.chunks:
         return a
-    return remembering(_regridded(a, target), lambda: own_grid(a))
+    return _regridded(a, target)
 
 
 def _regrid_layer(a: da.Array, target: Chunks) -> da.Array:
     name = f"pad-regrid-{tokenize(a.name, target)}"
-    return _regrid_array(name, a.chunks, target, lambda index: (a.name, *index), [a], a)
+    source = a.name
+    return _regrid_array(
+        name, a.chunks, target, lambda index: (source, *index), [a], a, laid_out_from=a
+    )
 
 
 def _regrid_rechunk(a: da.Array, target: Chunks) -> da.Array:
-    return cast("da.Array", a.rechunk(target, threshold=ONE_STAGE))
+    return one_stage_rechunk(a, target)
 
 
 _regridded = per_graph_mode(
@@ -55,34 +58,15 @@ _regridded = per_graph_mode(
     planned=_regrid_rechunk,
 )
 
-#: what makes each regridded array in the chunks it was made from, by the array's id (made
-#: on demand: most regridded arrays are never asked); an entry goes with its array
-_OWN_GRIDS: dict[int, tuple[weakref.ref[da.Array], Callable[[], da.Array]]] = {}
-
-
-def remembering(regridded: da.Array, own: Callable[[], da.Array]) -> da.Array:
-    """``regridded``, remembered as made from ``own()`` (:func:`own_grid`) for as long as
-    it lives. ``own`` must not refer to ``regridded`` (the table would keep it alive).
-    (A table by identity: a dask array has no hash, and its ``==`` is elementwise.)"""
-    key = id(regridded)
-
-    def forget(ref: weakref.ref[da.Array]) -> None:
-        if _OWN_GRIDS.get(key, (None,))[0] is ref:  # (not a newer array of the same id)
-            _OWN_GRIDS.pop(key, None)
-
-    _OWN_GRIDS[key] = (weakref.ref(regridded, forget), own)
-    return regridded
-
 
 def own_grid(y: Any) -> Any:
     """The array ``y`` was regridded from (by :func:`regrid` or ``pad(..., chunks=)``),
     with the same values in the blocks it was made of; ``y`` itself for any other array.
     A writer that stores blocks into another grid anyway (:mod:`daskpad.store.stream`) reads
-    these, each once, instead of the regridded blocks made of up to 2**ndim of them."""
-    ref, own = _OWN_GRIDS.get(id(y), (None, None))
-    if ref is None or own is None or ref() is not y:
-        return y
-    return own()
+    these, each once, instead of the regridded blocks made of up to 2**ndim of them.
+    Read from ``y``'s own graph (:func:`daskpad._compat.layouts.laid_out_from`)."""
+    source = laid_out_from(y) if is_dask_collection(y) else None
+    return y if source is None else own_grid(source)
 
 
 def _regrid_array(
@@ -94,6 +78,7 @@ def _regrid_array(
     like: da.Array,
     runs: Sequence[Sequence[int]] | None = None,
     assemble: Callable[..., Any] = k.assemble_block,
+    laid_out_from: da.Array | None = None,
 ) -> da.Array:
     """The blocks of ``grid`` (keys given by ``source``) laid out in ``target`` chunks.
 
@@ -109,7 +94,8 @@ def _regrid_array(
     dependencies exactly the arrays their tasks read (:func:`_arrays_read`), as dask's
     graph validation requires; the layer of parts is left out where no output
     block cuts one. ``assemble`` joins a block's pieces
-    (:func:`daskpad.core.kernels.assemble_block`'s arguments).
+    (:func:`daskpad.core.kernels.assemble_block`'s arguments). ``laid_out_from``: the
+    array in ``grid`` chunks, kept in the result's graph (:func:`own_grid`).
     """
     pieces = [_Pieces(g, t) for g, t in zip(grid, target)]
     part_name = f"{name}-part"
@@ -171,7 +157,9 @@ def _regrid_array(
     read, cut_from = _arrays_read(pieces, runs, source)
     below = {part_name: SparseLazyLayer(part_name, make_part, part_keys)} if cut_from else {}
     reads = {name: read | set(below), **{n: cut_from for n in below}}
-    return lazy_array(name, target, make, dependencies, like._meta, below, reads)
+    return lazy_array(
+        name, target, make, dependencies, like._meta, below, reads, laid_out_from=laid_out_from
+    )
 
 
 def _arrays_read(

@@ -21,17 +21,15 @@ from dask.array.utils import meta_from_array
 from daskpad._compat.forms import per_graph_mode
 from daskpad.core import kernels as k
 from daskpad.core.chunks import AFTER, BEFORE, chunk_budget, face_nbytes
-from daskpad.core.grid import Grid, block_index
+from daskpad.core.grid import BlockGrid, LayeredGrid, block_index
 from daskpad.core.plan import AxisPlan
 
 Sides = tuple[da.Array | None, da.Array | None]
 SideChunks = tuple[tuple[int, ...], tuple[int, ...]]  # a pad side's chunks, before and after
-# Builders read the array padded so far through a Grid: its chunks, dtype, meta and slabs.
-Frame = Grid
 
 
 def with_axis(
-    x: Frame | da.Array, axis: int, chunks: Sequence[int]
+    x: BlockGrid | da.Array, axis: int, chunks: Sequence[int]
 ) -> tuple[tuple[int, ...], ...]:
     """``x``'s chunks, with ``chunks`` along ``axis``."""
     return tuple(tuple(chunks) if i == axis else c for i, c in enumerate(x.chunks))
@@ -62,7 +60,7 @@ def _contracted(ndim: int, along: int, inputs: Sequence[da.Array]) -> list[Any]:
 
 def blockwise_chunks(
     kernel: Callable[..., Any],
-    like: Frame | da.Array,
+    like: BlockGrid | da.Array,
     along: int,
     chunks: tuple[int, ...],
     offset: int,
@@ -106,7 +104,7 @@ def blockwise_chunks(
 
 def blockwise_along(
     kernel: Callable[..., Any],
-    like: Frame | da.Array,
+    like: BlockGrid | da.Array,
     along: int,
     size: int,
     inputs: Sequence[da.Array],
@@ -134,13 +132,13 @@ def blockwise_along(
     )
 
 
-def face_block_nbytes(x: Frame | da.Array, axis: int, length: int) -> int:
+def face_block_nbytes(x: BlockGrid | da.Array, axis: int, length: int) -> int:
     """Bytes of ``x``'s largest face block (every axis but ``axis``) ``length`` long."""
     return face_nbytes(x.chunks, axis, x.dtype.itemsize) * length
 
 
 def _side_from_grid(
-    x: Frame,
+    x: BlockGrid,
     axis: int,
     chunks: tuple[int, ...],
     offset: int,
@@ -149,11 +147,12 @@ def _side_from_grid(
     **kwargs: Any,
 ) -> da.Array:
     # classic graphs: one lazy layer whose tasks cut the grid blocks they read
+    assert isinstance(x, LayeredGrid)  # (new_grid's form with classic graphs)
     return x.side_from_spans(axis, chunks, offset, spans, kernel, kwargs)
 
 
 def _side_from_slabs(
-    x: Frame,
+    x: BlockGrid,
     axis: int,
     chunks: tuple[int, ...],
     offset: int,
@@ -186,7 +185,7 @@ side_from_spans = per_graph_mode(
     the block at ``[start, stop)`` computed as ``kernel(*pieces, axis=, piece_starts=,
     start=, stop=, **kwargs)`` from the input elements ``spans(start, stop)`` names
     (``(chunk, lo, hi)`` each): with classic graphs one lazy layer whose tasks cut the grid
-    blocks they read (:meth:`daskpad.core.grid.Grid.side_from_spans`); under query planning
+    blocks they read (:meth:`daskpad.core.grid.LayeredGrid.side_from_spans`); under query planning
     one layer per side reading the side's few slabs, or one per block where the slabs would
     exceed the budget.""",
     classic=_side_from_grid,

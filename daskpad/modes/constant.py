@@ -12,17 +12,17 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from daskpad.core.grid import blocks_from_nothing
+from daskpad.core.grid import BlockGrid, blocks_from_nothing
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
-from daskpad.core.sides import Frame, SideChunks, Sides, per_pad_block, with_axis
+from daskpad.core.sides import SideChunks, Sides, per_pad_block, with_axis
 
 # --------------------------------------------------------------------------------------
 # the builder
 # --------------------------------------------------------------------------------------
 
 
-def build_fill(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
+def build_fill(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """constant and empty: blocks made from nothing but the value."""
     empty = plan.fill_empty
 

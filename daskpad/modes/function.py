@@ -34,12 +34,12 @@ from daskpad.core.chunks import (
     output_chunks,
     whole_along,
 )
-from daskpad.core.grid import block_index, fresh_copy
+from daskpad.core.grid import BlockGrid, block_index, fresh_copy
 from daskpad.core.kernels import concatenate_blocks, read_only
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import MODES, EdgeFunction, register
 from daskpad.core.regrid import regrid
-from daskpad.core.sides import Frame, SideChunks, Sides, blockwise_along, per_pad_block, with_axis
+from daskpad.core.sides import SideChunks, Sides, blockwise_along, per_pad_block, with_axis
 
 Chunks = tuple[tuple[int, ...], ...]
 
@@ -159,7 +159,7 @@ def _passes_keeping_changes(
 # --------------------------------------------------------------------------------------
 
 
-def build_edge_function(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
+def build_edge_function(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """A user function that promised to read only ``reads`` values next to each edge and
     to write only the pads (:func:`daskpad.edge_function`): one task per face block calls
     it on lines made of the pads and those values, and each side takes its pads."""

@@ -16,16 +16,17 @@ import dask.array as da
 import numpy as np
 
 from daskpad.core.chunks import AFTER, BEFORE, chunk_budget
+from daskpad.core.grid import BlockGrid
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
-from daskpad.core.sides import Frame, SideChunks, Sides, blockwise_chunks, per_pad_block
+from daskpad.core.sides import SideChunks, Sides, blockwise_chunks, per_pad_block
 
 # --------------------------------------------------------------------------------------
 # the builder
 # --------------------------------------------------------------------------------------
 
 
-def build_ramp(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
+def build_ramp(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """linear_ramp: each block from the edge element and one flag per side (numpy switches
     its arithmetic for the whole side when any ramp there has a zero step)."""
     axis, n = ap.axis, ap.length

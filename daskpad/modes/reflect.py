@@ -21,10 +21,10 @@ import dask.array as da
 import numpy as np
 
 from daskpad.core.chunks import BEFORE
+from daskpad.core.grid import BlockGrid
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
 from daskpad.core.sides import (
-    Frame,
     SideChunks,
     Sides,
     per_pad_block,
@@ -220,7 +220,7 @@ def _reflect_type(plan: PadPlan) -> str:
     return str(plan.options.get("reflect_type", "even"))
 
 
-def build_gather(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
+def build_gather(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """edge, reflect, symmetric, wrap: each block reads the input elements it maps to."""
     assert plan.mode is not None
     program = fill_program(plan.mode.name, ap.length, ap.before, ap.after, _reflect_type(plan))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import dask.array as da
@@ -24,14 +25,36 @@ from dask.array.utils import meta_from_array
 from daskpad._compat.graphs import marked
 from daskpad.core import sides as _sides
 from daskpad.core.chunks import chunk_budget, face_nbytes, near_equal
+from daskpad.core.grid import BlockGrid
 from daskpad.core.kernels import concatenate_blocks, on_distinct_lines
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import SETTLE_FIRST, Mode, register
 from daskpad.core.regrid import regrid
-from daskpad.core.sides import Frame, SideChunks, Sides
+from daskpad.core.sides import SideChunks, Sides
+
+#: the statistics' family (their builder's name in the mode table)
+FAMILY = "stat"
 
 
-def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Array:
+@dataclass
+class SharedReads:
+    """What the statistics of one pad share across its axes (:func:`share_partials` makes
+    it, kept in the grid's ``prepared``): each shared statistic's partials along several
+    axes at once, per input block (stat -> (array of tuples, the axes)), and how many
+    long medians have read the input so far (each after the first reads a fresh copy)."""
+
+    partials: dict[str, tuple[da.Array, tuple[int, ...]]] = field(default_factory=dict)
+    long_medians: int = 0
+
+
+def _shared(x: BlockGrid) -> SharedReads:
+    """The statistics' :class:`SharedReads` of the pad ``x`` builds."""
+    found = x.prepared.setdefault(FAMILY, SharedReads())
+    assert isinstance(found, SharedReads)
+    return found
+
+
+def _statistic(x: BlockGrid, axis: int, start: int, stop: int, stat: str) -> da.Array:
     """The statistic of ``x[start:stop]`` along ``axis``, length one there, in x's dtype.
 
     A median needs whole lines, so a long slab is read in stripes across the face. Two
@@ -39,25 +62,28 @@ def _statistic(x: Frame, axis: int, start: int, stop: int, stat: str) -> da.Arra
     which would keep the input in memory until both are done; so every long median after
     the first reads the input again, from a fresh copy, when the input is larger than
     ``COPY_ABOVE`` budgets."""
-    copy = False
+    reads = _shared(x)
+    copy = None
     if stat == "median" and _long_slab(x, axis, start, stop):
         nbytes = int(np.prod(x.x.shape, dtype=np.int64)) * x.dtype.itemsize
-        copy = x.copies > 0 and nbytes > COPY_ABOVE * chunk_budget()
-        x.copies += 1
+        if reads.long_medians > 0 and nbytes > COPY_ABOVE * chunk_budget():
+            copy = reads.long_medians
+        reads.long_medians += 1
     fn = functools.partial(_slab_statistic, axis=axis, stat=stat)
     on_input = None
-    shared = x.shared_partials.get(stat)
+    shared = reads.partials.get(stat)
     if shared is not None and axis in shared[1] and (start, stop) == (0, x.x.shape[axis]):
         on_input = functools.partial(_slab_statistic, axis=axis, stat=stat, shared=shared)
     return x.map_slab(axis, start, stop, fn, copy=copy, on_input=on_input)
 
 
-def share_partials(x: Frame, axes: Sequence[tuple[AxisPlan, PadPlan]]) -> None:
+def share_partials(x: BlockGrid, axes: Sequence[tuple[AxisPlan, PadPlan]]) -> SharedReads:
     """Where maximum, mean or minimum reads the whole input along two axes or more (the
     default ``stat_length``), each input block's partials along all of them are computed
     in one task, instead of one task per axis, so every block is read once for all of
     them, in both of dask's graph modes (each combining task then picks its axis's share:
-    see :func:`_slab_statistic`). ``axes``: each axis's plan and the plan of its mode."""
+    see :func:`_slab_statistic`). ``axes``: each axis's plan and the plan of its mode.
+    Returns the pad's :class:`SharedReads`, which the grid keeps for the builder."""
 
     def whole(ap: AxisPlan) -> bool:
         """Every padded side of the axis reads the whole axis, in more than two chunks
@@ -68,6 +94,7 @@ def share_partials(x: Frame, axes: Sequence[tuple[AxisPlan, PadPlan]]) -> None:
         sides = [s for s, w in zip(lengths, (ap.before, ap.after)) if w]
         return all(s == ap.length for s in sides)
 
+    reads = SharedReads()
     for stat in ("amax", "amin", "mean"):
         along = tuple(
             ap.axis
@@ -78,10 +105,11 @@ def share_partials(x: Frame, axes: Sequence[tuple[AxisPlan, PadPlan]]) -> None:
             and whole(ap)
         )
         if len(along) >= 2:
-            _share(x, stat, along)
+            reads.partials[stat] = _share(x, stat, along)
+    return reads
 
 
-def _share(x: Frame, stat: str, axes: tuple[int, ...]) -> None:
+def _share(x: BlockGrid, stat: str, axes: tuple[int, ...]) -> tuple[da.Array, tuple[int, ...]]:
     """Each input block's partials of ``stat`` along all of ``axes``, in one task."""
     acc = mean_accumulator(x.dtype) if stat == "mean" else x.dtype
     ind = tuple(range(x.ndim))
@@ -96,13 +124,13 @@ def _share(x: Frame, stat: str, axes: tuple[int, ...]) -> None:
         axes=axes,
         acc=acc,
     )
-    x.shared_partials[stat] = (both, axes)
+    return both, axes
 
 
 COPY_ABOVE = 4  # budgets: a median reading crossing stripes of a larger input reads a copy
 
 
-def _long_slab(x: Frame, axis: int, start: int, stop: int) -> bool:
+def _long_slab(x: BlockGrid, axis: int, start: int, stop: int) -> bool:
     """Whether ``[start:stop]`` along ``axis`` spans more than two of x's input chunks."""
     bounds = np.cumsum((0, *x.x.chunks[axis]))
     first = int(np.searchsorted(bounds, start, side="right"))
@@ -194,7 +222,7 @@ def narrow_face(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
 #: the mark (daskpad._compat.graphs.marked) of the statistics a pad side repeats
 
 
-def build_stat(x: Frame, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
+def build_stat(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
     """maximum, mean, median, minimum: one statistic per side and face block, repeated."""
     assert plan.mode is not None and plan.mode.stat is not None
     axis, n = ap.axis, ap.length

@@ -147,6 +147,12 @@ def write_metadata(ds: Any, store: Any, **kwargs: Any) -> dict[Hashable, Chunks]
     return grids
 
 
+def encoded_among(ds: Any, names: Iterable[Hashable]) -> list[Hashable]:
+    """Those of the variables ``names`` of ``ds`` that xarray encodes as it stores them
+    (:func:`daskpad.store.tiling.needs_encoding`)."""
+    return [n for n in names if needs_encoding(ds.variables[n])]
+
+
 def stored_encodings(store: Any, names: Iterable[Hashable]) -> dict[Hashable, dict[str, Any]]:
     """The CF encoding (:data:`CF_KEYS`) xarray reads back from ``store`` for each of
     ``names``: what it encodes their values with. Run it with zarr's rectilinear grids

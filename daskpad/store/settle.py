@@ -20,7 +20,11 @@ from daskpad._compat.graphs import (
     renamed,
     with_values,
 )
-from daskpad._compat.schedulers import distributed_scheduler, progress_callback
+from daskpad._compat.schedulers import (
+    distributed_client,
+    distributed_scheduler,
+    progress_callback,
+)
 from daskpad.core.registry import SETTLE_FIRST
 
 
@@ -87,12 +91,6 @@ def step(bar: TileProgress | None) -> Iterator[None]:
     bar.tile_done()
 
 
-#: the keys of the computation this process last handed to a distributed cluster: a run
-#: that stops waits for those still running before it removes what they write into
-#: (:func:`daskpad.cli.cluster.stopping_first`)
-submitted_keys: set[Any] = set()
-
-
 def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
     """``dask.compute(*collections)``; on a distributed cluster, under keys of their own
     (:func:`fresh_keys`), the results in the order of the collections' flattened keys."""
@@ -106,13 +104,21 @@ def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:
 
 def fresh_keys(collections: Sequence[Any]) -> tuple[dict[Any, Any], list[Any]]:
     """The graph that computes ``collections`` (optimised as ``dask.compute`` does) with
-    every key renamed to one no other computation uses, and its output keys; its keys are
-    recorded in :data:`submitted_keys`."""
+    every key renamed to one no other computation uses, and its output keys. On a
+    distributed cluster the new key names end with the client's :func:`run_tag`, which
+    names them as this client's on the workers."""
     dsk, keys = optimized_graph(collections)
-    graph, rename = renamed(dsk, uuid.uuid4().hex)
-    submitted_keys.clear()  # what a stopped run waits for (daskpad.cli.cluster)
-    submitted_keys.update(graph)
+    client = distributed_client(collections)
+    suffix = uuid.uuid4().hex + ("" if client is None else run_tag(client))
+    graph, rename = renamed(dsk, suffix)
     return graph, [rename(key) for key in keys]
+
+
+def run_tag(client: Any) -> str:
+    """The end of the key names of every computation :func:`fresh_keys` hands to the
+    distributed ``client``: a run that stops waits for the workers' tasks whose names end
+    with it before it removes what they write into (:func:`daskpad.cli.cluster.stopping_first`)."""
+    return f"-{client.id}"
 
 
 def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False) -> list[Any]:

@@ -21,8 +21,7 @@ and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask a
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 from daskpad._compat.libraries import rectilinear_grids
@@ -32,6 +31,7 @@ from daskpad.store.consolidation import consolidate
 from daskpad.store.own_grids import (
     asks_rectilinear,
     block_writes,
+    encoded_among,
     encoded_block_writes,
     grid_of,
     stored_encodings,
@@ -39,15 +39,7 @@ from daskpad.store.own_grids import (
 from daskpad.store.own_grids import write_metadata as write_own_metadata
 from daskpad.store.settle import TileProgress, compute_apart, settle_statistics, step
 from daskpad.store.stream import streamed_writes
-from daskpad.store.tiling import (
-    Plan,
-    handed_share,
-    memory_budget,
-    needs_encoding,
-    storable,
-    streamed_tile_shape,
-    tiles,
-)
+from daskpad.store.tiling import ArrayPlan, Plan, plan_array
 
 
 def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
@@ -95,19 +87,21 @@ def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any
     return []
 
 
-def _write_metadata(ds: Any, store: Any, kwargs: Mapping[str, Any]) -> None:
+def _write_metadata(
+    ds: Any, store: Any, streamed: Collection[Hashable], kwargs: Mapping[str, Any]
+) -> None:
     """xarray writes the metadata of ``ds`` and its in-memory variables into ``store``.
 
     xarray builds (and drops) a write of every dask-backed variable, whose graph, for a
     padded array of 87 x 87 blocks in regular chunks, takes seconds; those written straight
-    by daskpad stand in as empty arrays of their chunks, whose graph is one layer of
-    blocks."""
+    by daskpad (``streamed``) stand in as empty arrays of their chunks, whose graph is one
+    layer of blocks."""
     import dask.array as da
 
     ds_meta = ds.copy(deep=False)
-    for var in ds_meta.variables.values():
-        if var.chunks is not None and var.ndim and not needs_encoding(var):
-            var.data = da.empty(var.shape, chunks=var.chunks, dtype=var.dtype)
+    for name in streamed:
+        var = ds_meta.variables[name]
+        var.data = da.empty(var.shape, chunks=var.chunks, dtype=var.dtype)
     ds_meta.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
 
 
@@ -140,25 +134,22 @@ def write_tiled(
             var.load()  # a scalar: written with the metadata
     if the_plan.ntiles > 1:
         lazy = [v for v in ds.variables.values() if v.chunks is not None and v.ndim]
-        budget = max(g.block_bytes * math.prod(k) for g, k in the_plan.shapes)
-        arrays = statistics_settled([v.data for v in lazy], budget, progress)
+        arrays = statistics_settled([v.data for v in lazy], the_plan.budget, progress)
         for var, settled in zip(lazy, arrays):
             var.data = settled
-    _write_metadata(ds, store, kwargs)
+    streamed = [name for group, _ in the_plan.shapes for name in group.streamed]
+    _write_metadata(ds, store, streamed, kwargs)
     root: Any = zarr.open_group(store, mode="r+")
     fmt = root.metadata.zarr_format
     # the zarr arrays written straight, opened and checked once
     targets = {}
-    for group, _ in the_plan.shapes:
-        for name in group.names:
-            var = ds.variables[name]
-            if not group.dims or needs_encoding(var):
-                continue
-            target = targets[name] = root[str(name)]
-            if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
-                raise RuntimeError(  # xarray made the array; this would be a daskpad bug
-                    f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
-                )
+    for name in streamed:
+        var = ds.variables[name]
+        target = targets[name] = root[str(name)]
+        if (target.shape, getattr(target, "dtype", None)) != (var.shape, var.dtype):
+            raise RuntimeError(  # xarray made the array; this would be a daskpad bug
+                f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
+            )
 
     def jobs() -> Iterator[list[Any]]:
         for group, region in the_plan.regions():
@@ -214,8 +205,7 @@ def write_rectilinear(
             var.load()  # a scalar: written with the metadata
     with rectilinear_grids():
         grids = write_own_metadata(ds, store, **{**kwargs, "zarr_format": 3})
-        encoded = [n for n in grids if needs_encoding(ds.variables[n])]
-        encodings = stored_encodings(store, encoded)
+        encodings = stored_encodings(store, encoded_among(ds, grids))
         root: Any = zarr.open_group(store, mode="r+")
         writes = []
         for name in grids:
@@ -336,7 +326,6 @@ def to_zarr(
     """
     import zarr
 
-    budget = memory_budget(memory)
     if asks_rectilinear(chunk_grid, kwargs.get("zarr_format")):
         if "chunks" in kwargs:
             raise ValueError(
@@ -346,29 +335,29 @@ def to_zarr(
         grid = grid_of(x)
         if grid is not None:
             return _to_zarr_rectilinear(x, grid, store, progress, kwargs)
-    x = storable(x)
-    chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
-    numblocks = [len(c) for c in chunks]
-    block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
-    handed = handed_share(own_grid(x).chunks, chunks)
-    faces = [n > 1 for n in numblocks]
-    shape = streamed_tile_shape(numblocks, faces, block_bytes, handed, budget)
+    the_plan = plan_array(x, memory)
     options = kwargs.pop("storage_options", None)
     with written_whole(store, bool(kwargs.get("overwrite")), options) as where:
-        z = zarr.create_array(
-            where,
-            shape=x.shape,
-            dtype=x.dtype,
-            chunks=tuple(max(max(c, default=1), 1) for c in chunks),
-            **kwargs,
-        )
-        regions = list(tiles(chunks, shape))
-        if len(regions) > 1:
-            (x,) = statistics_settled([x], budget, progress)
-        store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
+        z = _write_array(the_plan, where, progress, kwargs)
     if where is store:
         return z
     return zarr.open_array(store, mode="r+", **({"storage_options": options} if options else {}))
+
+
+def _write_array(the_plan: ArrayPlan, where: Any, progress: bool, kwargs: Any) -> Any:
+    """A new zarr array at ``where`` holding ``the_plan``'s array, written tile by tile
+    (:func:`to_zarr`)."""
+    import zarr
+
+    x = the_plan.x
+    z = zarr.create_array(
+        where, shape=x.shape, dtype=x.dtype, chunks=the_plan.chunk_shape, **kwargs
+    )
+    regions = the_plan.regions
+    if len(regions) > 1:
+        (x,) = statistics_settled([x], the_plan.budget, progress)
+    store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
+    return z
 
 
 def _to_zarr_rectilinear(

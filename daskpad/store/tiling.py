@@ -1,7 +1,9 @@
 """The tiling plan of a tiled store: which output blocks each computation writes, so that
-what it reads fits a memory budget. Pure arithmetic on chunks and sizes (no dask graph,
-no zarr): :func:`plan` takes a padded dataset's chunks and the budget and gives the tile
-shape per group of variables; :func:`tiles` lists the tiles."""
+what it reads fits a memory budget, and how each variable is written. Arithmetic on chunks
+and sizes (no graph is built, nothing is written): :func:`plan` takes a padded dataset and
+the budget and gives, per group of variables, the tile shape and the variables written by
+streamed writes; :func:`plan_array` does the same for one dask array. The writers
+(:mod:`daskpad.store.tiles`) take the plan and call nothing here."""
 
 from __future__ import annotations
 
@@ -151,6 +153,9 @@ class Group:
     dims: tuple[Hashable, ...]
     chunks: Chunks
     block_bytes: int  # one block of every variable of the group (the largest block)
+    #: the variables written straight by streamed writes (zarr takes them as they are);
+    #: the others go through xarray's region writes, which encode them
+    streamed: tuple[Hashable, ...] = ()
 
 
 def groups(ds: Any) -> list[Group]:
@@ -164,7 +169,8 @@ def groups(ds: Any) -> list[Group]:
     for (dims, chunks), names in found.items():
         block = math.prod(max(c, default=0) for c in chunks)
         nbytes = sum(block * ds.variables[n].dtype.itemsize for n in names)
-        out.append(Group(tuple(names), tuple(dims), tuple(chunks), nbytes))
+        streamed = tuple(n for n in names if dims and not needs_encoding(ds.variables[n]))
+        out.append(Group(tuple(names), tuple(dims), tuple(chunks), nbytes, streamed))
     return out
 
 
@@ -253,6 +259,11 @@ class Plan:
         )
 
     @property
+    def budget(self) -> int:
+        """The bytes the largest tile reads (what settling the statistics may hold)."""
+        return max((g.block_bytes * math.prod(k) for g, k in self.shapes), default=0)
+
+    @property
     def whole(self) -> bool:
         """Every group fits in one tile: write the dataset in one computation."""
         return all(all(k >= len(c) for c, k in zip(g.chunks, shape)) for g, shape in self.shapes)
@@ -279,7 +290,7 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
         numblocks = [len(c) for c in g.chunks]
         faces = [d in padded_dims and len(c) > 1 for d, c in zip(g.dims, g.chunks)]
         variables = [ds.variables[n] for n in g.names]
-        if g.dims and not any(needs_encoding(v) for v in variables):
+        if g.dims and len(g.streamed) == len(g.names):
             handed = max(handed_share(own_grid(v.data).chunks, g.chunks) for v in variables)
             shape = streamed_tile_shape(numblocks, faces, g.block_bytes, handed, budget)
         else:
@@ -306,3 +317,30 @@ def needs_encoding(var: Any) -> bool:
     if any(k in enc for k in cf):
         return True
     return "dtype" in enc and np.dtype(enc["dtype"]) != var.dtype
+
+
+@dataclass(frozen=True)
+class ArrayPlan:
+    """How one dask array is written (:func:`plan_array`): ``x`` in chunks zarr can store
+    (:func:`storable`), zarr's chunk shape, the element slices of each tile, and the bytes
+    a tile may hold."""
+
+    x: Any
+    chunk_shape: tuple[int, ...]
+    regions: tuple[tuple[slice, ...], ...]
+    budget: int
+
+
+def plan_array(x: Any, memory: int | str | None) -> ArrayPlan:
+    """The tiles of a streamed write of the dask array ``x`` holding about ``memory``
+    bytes (:func:`memory_budget`), in zarr chunks ``x``'s where zarr can store them."""
+    budget = memory_budget(memory)
+    x = storable(x)
+    chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
+    numblocks = [len(c) for c in chunks]
+    block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
+    handed = handed_share(own_grid(x).chunks, chunks)
+    faces = [n > 1 for n in numblocks]
+    shape = streamed_tile_shape(numblocks, faces, block_bytes, handed, budget)
+    chunk_shape = tuple(max(max(c, default=1), 1) for c in chunks)
+    return ArrayPlan(x, chunk_shape, tuple(tiles(chunks, shape)), budget)

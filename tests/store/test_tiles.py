@@ -171,11 +171,11 @@ def test_settled_statistics_are_data_and_tiles_read_only_their_blocks(mode, kwar
 
 def test_which_variables_need_xarrays_encoding():
     raw = xr.Variable(("x",), np.zeros(3, "i2"), {"scale_factor": 0.5, "_FillValue": -1})
-    assert not _tiles.needs_encoding(raw)  # undecoded: CF attributes, values as stored
+    assert not _tiling.needs_encoding(raw)  # undecoded: CF attributes, values as stored
     decoded = xr.Variable(("x",), np.zeros(3), encoding={"scale_factor": 0.5, "dtype": "i2"})
-    assert _tiles.needs_encoding(decoded)
-    assert _tiles.needs_encoding(xr.Variable(("x",), np.array(["a", "b"])))
-    assert _tiles.needs_encoding(xr.Variable(("x",), np.array(["2000-01-01"], "M8[ns]")))
+    assert _tiling.needs_encoding(decoded)
+    assert _tiling.needs_encoding(xr.Variable(("x",), np.array(["a", "b"])))
+    assert _tiling.needs_encoding(xr.Variable(("x",), np.array(["2000-01-01"], "M8[ns]")))
 
 
 class _Counted:
