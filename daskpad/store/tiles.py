@@ -315,7 +315,7 @@ def to_zarr(
     >>> bool((z[...] == np.pad(np.arange(100).reshape(10, 10), 2, mode="reflect")).all())
     True
 
-    On the rectilinear grid (zarr-python 3.2 or newer: tests/test_rectilinear_api.py runs
+    On the rectilinear grid (zarr-python 3.2 or newer: tests/store/test_rectilinear_api.py runs
     this example), the pads before and after are chunks of their own beside the input's:
 
     >>> z = daskpad.to_zarr(y, tempfile.mkdtemp(), chunk_grid="rectilinear")  # doctest: +SKIP
