@@ -40,6 +40,7 @@ from daskpad.cli.args import (
 from daskpad.cli.budget import open_in_pieces
 from daskpad.cli.cluster import client_for, stopping_first
 from daskpad.cli.demo import demo
+from daskpad.cli.encoding import decoded
 from daskpad.cli.grids import (
     check_request,
     described,
@@ -49,7 +50,6 @@ from daskpad.cli.grids import (
     workers_read_rectilinear,
     write_into,
 )
-from daskpad.cli.info import decoded
 from daskpad.cli.io import (
     ARRAY_VARIABLE,
     CliError,
