@@ -50,10 +50,11 @@ def _with_hook(prepare: Any, action: str) -> Any:
 
 def _hooked_command() -> Any:
     import daskpad.cli
+    import daskpad.cli.pad as pad  # (where daskpad pad finds prepare_for_zarr)
 
     action = os.environ.get(HOOK_ENV)
     if action:
-        daskpad.cli.prepare_for_zarr = _with_hook(daskpad.cli.prepare_for_zarr, action)
+        pad.prepare_for_zarr = _with_hook(pad.prepare_for_zarr, action)
     return daskpad.cli.main
 
 

@@ -1,7 +1,7 @@
 """The ``daskpad`` command's parser: its subcommands, their options and help, the types
 that check option values, and the parsing of the values that need more than a type (widths,
-numbers or pairs, chunks, storage options, memory sizes) into what the commands use (the
-commands themselves are in :mod:`daskpad.cli`)."""
+numbers or pairs, chunks, storage options, memory sizes) into what the commands use
+(:mod:`daskpad.cli.request` reads them into one request; :mod:`daskpad.cli.command` runs it)."""
 
 from __future__ import annotations
 
@@ -233,9 +233,9 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def parser(commands: Mapping[str, Callable[[argparse.Namespace], int]]) -> argparse.ArgumentParser:
-    """The parser of the ``daskpad`` command; ``commands`` run ``pad``, ``info`` and ``demo``
-    (each parsed namespace carries its command as ``run``)."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``daskpad`` command (a factory without arguments, as documentation
+    tools render it); each parsed namespace names its subcommand as ``command``."""
     parser = Parser(prog="daskpad", description="numpy.pad for datasets that do not fit in memory")
     parser.add_argument("--version", action="version", version=f"daskpad {version('daskpad')}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
@@ -268,7 +268,6 @@ def parser(commands: Mapping[str, Callable[[argparse.Namespace], int]]) -> argpa
         help="the zarr store to write: a local path or a URL (s3://bucket/out.zarr, gs://...)",
     )
     _output_options(pad)
-    pad.set_defaults(run=commands["pad"])
 
     info = sub.add_parser(
         "info",
@@ -278,7 +277,6 @@ def parser(commands: Mapping[str, Callable[[argparse.Namespace], int]]) -> argpa
         "shapes, chunks and task counts, without computing anything.",
     )
     _padding_options(info)
-    info.set_defaults(run=commands["info"])
 
     demo = sub.add_parser(
         "demo", parents=[debug_after], help="pad a small synthetic global dataset with a few modes"
@@ -286,7 +284,6 @@ def parser(commands: Mapping[str, Callable[[argparse.Namespace], int]]) -> argpa
     demo.add_argument(
         "dir", metavar="DIR", nargs="?", help="where to write (default: a new temporary directory)"
     )
-    demo.set_defaults(run=commands["demo"])
     return parser
 
 

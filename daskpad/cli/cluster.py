@@ -4,43 +4,51 @@ losing data: the tasks still running are waited for before what they write is re
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import socket
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from daskpad._compat.libraries import split_address
 from daskpad._compat.schedulers import tasks_running
 from daskpad.cli.io import CliError
+from daskpad.cli.request import Request
 from daskpad.cli.signals import held_while
 from daskpad.store.commit import own_threads
 from daskpad.store.settle import run_tag
 
-#: ids of the Clients whose local cluster (``--workers``) the command started
-_OWN_CLUSTER: set[int] = set()
+
+@dataclass(frozen=True)
+class Cluster:
+    """The dask.distributed cluster a run computes on (:func:`client_for`)."""
+
+    #: its distributed Client
+    client: Any
+    #: whether the command started it (``--workers``): then a stopped run closes it first
+    own: bool
 
 
 @contextlib.contextmanager
-def stopping_first(client: Any) -> Iterator[None]:
+def stopping_first(cluster: Cluster | None) -> Iterator[None]:
     """The computation stops before the temporary store is removed. Local threads of the
-    command's own: their running tasks are waited for (:func:`daskpad.store.commit.own_threads`).
-    A local cluster the command started (``--workers``): closed, its workers with it. An
-    external cluster's tasks are cancelled with their futures
-    (:func:`daskpad.cli.io.compute_with_progress`)."""
-    if client is None:
+    command's own (``cluster`` None): their running tasks are waited for
+    (:func:`daskpad.store.commit.own_threads`). A local cluster the command started
+    (``--workers``): closed, its workers with it. An external cluster's tasks are cancelled
+    with their futures (:func:`daskpad.cli.io.compute_with_progress`)."""
+    if cluster is None:
         with own_threads():
             yield
         return
     try:
         yield
     except BaseException:
-        if id(client) in _OWN_CLUSTER:
+        if cluster.own:
             with contextlib.suppress(Exception):
-                client.close()
+                cluster.client.close()
         else:
-            _wait_for_running(client)
+            _wait_for_running(cluster.client)
         raise
 
 
@@ -67,9 +75,10 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
         time.sleep(0.1)
 
 
-def client_for(args: argparse.Namespace) -> Any:
-    """A distributed Client for ``--scheduler`` or ``--workers``, else None (local threads)."""
-    if args.scheduler is None and args.workers is None and args.scheduler_file is None:
+def client_for(request: Request) -> Cluster | None:
+    """The cluster of ``--scheduler``, ``--scheduler-file`` or ``--workers``, else None
+    (local threads)."""
+    if request.scheduler is None and request.workers is None and request.scheduler_file is None:
         return None
     try:
         from distributed import Client
@@ -84,12 +93,12 @@ def client_for(args: argparse.Namespace) -> Any:
     # (cancelled tasks, a gather that never finished) is not for the command's user
     logging.getLogger("distributed").setLevel(logging.ERROR)
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    if args.scheduler_file is not None:
-        address = _address_in(args.scheduler_file)
-        what = f"--scheduler-file {args.scheduler_file} (scheduler {address})"
-        return _connect(Client, address, args.scheduler_timeout, what)
-    if args.scheduler is not None:
-        return _connect(Client, args.scheduler, args.scheduler_timeout)
+    if request.scheduler_file is not None:
+        address = _address_in(request.scheduler_file)
+        what = f"--scheduler-file {request.scheduler_file} (scheduler {address})"
+        return Cluster(_connect(Client, address, request.scheduler_timeout, what), own=False)
+    if request.scheduler is not None:
+        return Cluster(_connect(Client, request.scheduler, request.scheduler_timeout), own=False)
     # a local cluster: no dashboard port to fight over, and the same quiet workers
     import os
 
@@ -102,15 +111,14 @@ def client_for(args: argparse.Namespace) -> Any:
     # Ctrl-C or SIGTERM while the workers start: acted on once they are up (closed)
     client = held_while(
         lambda: Client(
-            n_workers=args.workers,
+            n_workers=request.workers,
             threads_per_worker=1,
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,
         ),
         undo=lambda client: client.close(),
     )
-    _OWN_CLUSTER.add(id(client))  # closed first when a run stops
-    return client
+    return Cluster(client, own=True)  # closed first when a run stops
 
 
 def _address_in(path: str) -> str:

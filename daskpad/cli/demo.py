@@ -3,15 +3,16 @@ each result compared with numpy.pad."""
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from daskpad.cli.args import parse_widths
+from daskpad.cli.args import build_parser
 from daskpad.cli.io import CliError, describe, open_source
+from daskpad.cli.pad import pad
+from daskpad.cli.request import Run, request_from
 from daskpad.store.locations import locate
 
 
@@ -42,20 +43,15 @@ def _demo_dataset() -> Any:
     )
 
 
-def demo(
-    args: argparse.Namespace,
-    parser: Callable[[], argparse.ArgumentParser],
-    pad: Callable[..., int],
-    padding: Callable[..., tuple[Any, dict[str, Any]]],
-) -> int:
-    """``daskpad demo [DIR]``: make a small dataset, pad it with ``daskpad pad`` (``pad``,
-    its options parsed by ``parser()`` and read back by ``padding``) in a few ways, and
-    compare each result with numpy.pad."""
+def demo(run: Run) -> int:
+    """``daskpad demo [DIR]``: make a small dataset, pad it with ``daskpad pad`` in a few
+    ways, and compare each result with numpy.pad; returns the exit status."""
     import numpy as np
     import zarr
 
     start = time.perf_counter()
-    where = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="daskpad-demo-"))
+    directory = run.request.directory
+    where = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="daskpad-demo-"))
     where.mkdir(parents=True, exist_ok=True)
     src = where / "input.zarr"
     if src.exists():
@@ -95,11 +91,11 @@ def demo(
     for name, options in cases:
         argv = ["pad", str(src), str(where / name), *options]
         print("$ daskpad " + " ".join(argv))
-        sub = parser().parse_args(argv)
-        pad(sub, progress=False)
-        widths = parse_widths(sub.width)
-        pairs = [widths.get(d, (0, 0)) for d in ("time", "lat", "lon")]
-        mode, kwargs = padding(sub, widths)
+        request = request_from(build_parser().parse_args(argv))
+        pad(Run(dataclasses.replace(request, progress=False)))
+        pairs = [request.widths.get(d, (0, 0)) for d in ("time", "lat", "lon")]
+        mode: Any = request.mode
+        kwargs = request.kwargs
         if isinstance(mode, dict):  # a mode per dimension: numpy.pad once per axis, in order
             expected = stored
             for k, d in enumerate(("time", "lat", "lon")):

@@ -5,7 +5,6 @@ chunks whole (each before-pad a whole number of chunks, no pad after a partial l
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import itertools
 import sys
@@ -20,15 +19,12 @@ from daskpad._compat.libraries import (
     rectilinear_support,
 )
 from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes, zarr_format_of
+from daskpad.cli.opened import Opened
+from daskpad.cli.request import Request
 from daskpad.store.copying import Copier
 from daskpad.store.locations import Location
 from daskpad.store.rectilinear import Plan, RectilinearUnsupported, check_support, plan, write
 from daskpad.store.sources import ShardsMisfit
-
-
-def rectilinear(args: argparse.Namespace) -> bool:
-    """Whether DST is to be written on rectilinear grids."""
-    return getattr(args, "chunk_grid", "regular") == "rectilinear"
 
 
 def rectilinear_readable() -> contextlib.AbstractContextManager[Any]:
@@ -43,11 +39,11 @@ def workers_read_rectilinear(client: Any) -> None:
         client.run(enable_rectilinear_grids)
 
 
-def check_request(args: argparse.Namespace) -> None:
+def check_request(request: Request) -> None:
     """Refuse, before anything is opened, what rectilinear grids cannot do here."""
-    if not rectilinear(args):
+    if not request.rectilinear:
         return
-    if args.zarr_format == 2:
+    if request.zarr_format == 2:
         raise CliError("--chunk-grid rectilinear writes zarr v3; --zarr-format 2 has no such grid")
     try:
         check_support()
@@ -66,31 +62,27 @@ def source_store(src: Location, kind: str) -> Any:
     return src.zarr_store(read_only=True)
 
 
-def plan_for(
-    args: argparse.Namespace,
-    src: Location,
-    kind: str,
-    ds: Any,
-    padded: Any,
-    widths: Mapping[Any, tuple[int, int]],
-    fmt: int,
-) -> tuple[Plan, Any] | None:
-    """The write of ``padded`` that copies SRC's chunks as bytes, and SRC's store: on
-    rectilinear grids where ``args`` ask for them, else on the regular grids the regular
+def plan_for(request: Request, opened: Opened, fmt: int) -> tuple[Plan, Any] | None:
+    """The write of ``opened.padded`` that copies SRC's chunks as bytes, and SRC's store: on
+    rectilinear grids where ``request`` asks for them, else on the regular grids the regular
     path writes where those keep SRC's chunks whole (SRC and DST zarr v3, a dataset);
     None where the regular path writes as it does."""
+    src, kind, ds, padded = opened.src, opened.kind, opened.ds, opened.padded
     bare = list(ds.variables) == [ARRAY_VARIABLE]
-    if rectilinear(args) and bare:
+    if request.rectilinear and bare:
         raise CliError(
             "--chunk-grid rectilinear writes datasets; SRC is a bare zarr array (write it with "
             "the regular grid, or store it as a variable of a group)"
         )
-    if not rectilinear(args) and (bare or kind != "zarr" or fmt != 3 or zarr_format_of(src) != 3):
+    if not request.rectilinear and (
+        bare or kind != "zarr" or fmt != 3 or zarr_format_of(src) != 3
+    ):
         return None
     store = source_store(src, kind)
+    widths: Mapping[Any, tuple[int, int]] = request.widths
     try:
         the_plan = plan(
-            padded, ds, widths, store, "rectilinear" if rectilinear(args) else "regular"
+            padded, ds, widths, store, "rectilinear" if request.rectilinear else "regular"
         )
     except ShardsMisfit as e:
         raise CliError(f"--chunk-grid rectilinear: {e}") from None

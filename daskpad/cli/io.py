@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from dask.utils import format_bytes
 
-from daskpad.cli.info import variable_lines
+from daskpad.cli.encoding import variable_lines
 from daskpad.store.locations import ZARR_MARKERS, Location, StoreError, locate
 from daskpad.store.settle import fresh_keys
 from daskpad.store.tiling import zarr_can_store

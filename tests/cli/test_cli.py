@@ -915,9 +915,9 @@ def test_progress_only_when_asked_or_watched(tmp_path, sources):
 
 
 def test_warnings_are_one_line_without_file_paths(capsys):
-    from daskpad import cli
+    from daskpad.cli.command import _show_warning
 
-    cli._show_warning(RuntimeWarning("Mean of empty slice"), RuntimeWarning, "/x/y.py", 3)
+    _show_warning(RuntimeWarning("Mean of empty slice"), RuntimeWarning, "/x/y.py", 3)
     assert capsys.readouterr().err == "daskpad: warning: RuntimeWarning: Mean of empty slice\n"
 
 

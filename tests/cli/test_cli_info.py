@@ -59,3 +59,64 @@ def test_info_into_a_closed_pipe_ends_quietly(store):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode in (0, 141)
     assert err.decode() == ""
+
+
+def test_dry_run_opens_src_once_and_prints_what_info_prints(store, tmp_path, monkeypatch, capsys):
+    """``daskpad pad --dry-run`` describes SRC and the padding as ``daskpad info`` does, from
+    the one opening of SRC the run makes."""
+    import daskpad.cli.opened
+    from daskpad.cli import main
+
+    opened = daskpad.cli.opened.open_source
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return opened(*args, **kwargs)
+
+    monkeypatch.setattr(daskpad.cli.opened, "open_source", counted)
+    padding = ["--width", "lat=1", "--mode", "edge"]
+    assert main(["info", str(store), *padding]) == 0
+    info = capsys.readouterr().out
+    calls.clear()
+    dry = ["pad", str(store), str(tmp_path / "never.zarr"), *padding, "--dry-run"]
+    assert main(dry) == 0
+    out = capsys.readouterr().out
+    assert len(calls) == 1
+    assert out.startswith(info)
+    assert out[len(info) :].startswith("would write") and "--dry-run wrote nothing" in out
+    assert not (tmp_path / "never.zarr").exists()
+
+
+def test_the_options_are_read_once_into_a_frozen_request():
+    import dataclasses
+
+    from daskpad.cli import build_parser
+    from daskpad.cli.request import request_from
+
+    argv = ["pad", "in.zarr", "out.zarr", "--width", "lat=1", "--width", "lon=2:3"]
+    argv += ["--mode", "lat=edge", "--mode", "lon=mean", "--stat-length", "lon=2"]
+    request = request_from(build_parser().parse_args(argv))
+    assert (request.command, request.src, request.dst) == ("pad", "in.zarr", "out.zarr")
+    assert request.widths == {"lat": (1, 1), "lon": (2, 3)}
+    assert request.modes == {"lat": "edge", "lon": "mean"}
+    assert request.kwargs == {"stat_length": {"lon": 2}}
+    assert request.mode_options == ("--stat-length lon=2",)
+    assert request.memory is not None and not request.rectilinear
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.dry_run = True  # type: ignore[misc]
+    info = request_from(build_parser().parse_args(["info", "in.zarr"]))
+    assert info.memory is None and info.widths == {}  # info computes nothing
+
+
+def test_the_command_imports_no_test_helpers():
+    """``import daskpad.cli`` (every subcommand, the demo's too) leaves hypothesis and
+    daskpad.testing unimported."""
+    code = (
+        "import sys, daskpad.cli; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'hypothesis' "
+        "or m.startswith('daskpad.testing')))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"

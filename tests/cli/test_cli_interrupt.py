@@ -286,11 +286,11 @@ def test_a_signal_whose_exception_python_drops_during_the_write_stops_the_commit
     with its one line, the old DST as it was and nothing else left."""
     import weakref
 
-    import daskpad.cli
+    import daskpad.cli.write
     from daskpad.cli import main
 
     src, dst, old = _stores(tmp_path)
-    write = daskpad.cli._write_into
+    write = daskpad.cli.write.write_regular
 
     class Held:
         pass
@@ -302,7 +302,7 @@ def test_a_signal_whose_exception_python_drops_during_the_write_stops_the_commit
         del held  # the callback runs here; the exception its signal raises is dropped
         assert ref() is None
 
-    monkeypatch.setattr(daskpad.cli, "_write_into", dropped)
+    monkeypatch.setattr(daskpad.cli.write, "write_regular", dropped)
     argv = ["pad", src, dst, "--width", "lat=1", "--mode", "edge", "--overwrite", "--no-progress"]
     status = main(list(map(str, argv)))
     out, err = capsys.readouterr()
