@@ -15,6 +15,7 @@ Examples
 >>> assert_pad_matches_numpy(np.arange(5), ((2, 3),), 7, "reflect", reflect_type="odd")
 """
 
+from daskpad.testing.available import HYPOTHESIS, STRATEGIES
 from daskpad.testing.functions import (
     pad_and_reverse_data,
     pad_inplace_and_return,
@@ -41,34 +42,9 @@ __all__ = [
     "pad_with_shuffled_line",
 ]
 
-#: the names of :mod:`daskpad.testing.strategies` reachable here (its ``__all__``: a test
-#: keeps the two equal)
-STRATEGIES = [
-    "CALLABLES",
-    "PadCase",
-    "chunkings",
-    "data_arrays",
-    "dtypes",
-    "invalid_pad_cases",
-    "mode_kwargs",
-    "pad_cases",
-    "pad_widths",
-    "per_axis_kwargs",
-    "per_axis_modes",
-    "per_axis_pad_cases",
-    "shapes",
-]
-
-try:
-    import hypothesis  # noqa: F401
-except ImportError:  # the helpers work without it; the strategies say what they need
-
-    def __getattr__(name: str) -> object:
-        if name in STRATEGIES:
-            raise ImportError(f"daskpad.testing.{name} needs hypothesis (pip install hypothesis)")
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-else:
+if HYPOTHESIS:
     from daskpad.testing.strategies import *  # noqa: F403  (STRATEGIES: their __all__)
 
     __all__ += STRATEGIES
+else:  # the helpers work without it; the strategies say what they need
+    from daskpad.testing.available import refuse_strategy as __getattr__  # noqa: F401
