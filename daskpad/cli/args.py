@@ -431,11 +431,6 @@ def parse_keyword(keyword: Keyword, text: str) -> Any:
     return parse_value(text, keyword.flag, integer=keyword.kind == "lengths")
 
 
-def parse_reflect_type(text: str) -> str:
-    """``--reflect-type``'s value (:func:`parse_keyword`)."""
-    return str(parse_keyword(KEYWORDS["reflect_type"], text))
-
-
 def parse_chunks(texts: Iterable[str]) -> tuple[str, dict[str, int]]:
     """``--chunks``: the policy that makes the padded chunks regular for zarr
     (``regular``, the default, or ``even``) and chunk sizes to read SRC with

@@ -13,15 +13,14 @@ from daskpad.cli.args import (
     MODE_OPTIONS,
     parse_by_dim,
     parse_chunks,
+    parse_keyword,
     parse_memory,
-    parse_reflect_type,
     parse_storage_options,
-    parse_value,
     parse_widths,
 )
 from daskpad.cli.io import CliError, Modes, Widths, modes_of
 from daskpad.cli.signals import Arrivals
-from daskpad.core.registry import MODES, modes_taking
+from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of
 from daskpad.store.tiling import default_memory
 from daskpad.xarray.coords import CoordsPolicy
 
@@ -161,47 +160,42 @@ def _padding(
     args: argparse.Namespace, widths: Mapping[str, tuple[int, int]]
 ) -> tuple[Any, dict[str, Any]]:
     """The mode (one, or ``{dim: mode}``) and its keyword arguments (each one value, or
-    ``{dim: value}``), refusing options that fit no padded dimension's mode."""
+    ``{dim: value}``), refusing options that fit no padded dimension's mode
+    (:func:`daskpad.core.keywords.keyword_misfits`, worded for the command's flags)."""
     mode = parse_by_dim(args.mode or (), "--mode", widths, str) or "constant"
     modes = modes_of(mode, widths)
     kwargs: dict[str, Any] = {}
+    texts_of: dict[str, list[str]] = {}
     for attr, (flag, kwarg) in MODE_OPTIONS.items():
         texts = getattr(args, attr)
-        if not texts:
-            continue
-        if kwarg == "reflect_type":
-            parse: Any = parse_reflect_type
-        else:
-            integer = kwarg == "stat_length"
-
-            def parse(text: str, flag: str = flag, integer: bool = integer) -> Any:
-                return parse_value(text, flag, integer=integer)
-
-        value = parse_by_dim(texts, flag, widths, parse)
-        fits = " or ".join(modes_taking([kwarg]))
-        takers = [d for d, m in modes.items() if kwarg in MODES[m].kwargs]
-        if isinstance(value, dict):
-            for dim in value:
-                if dim not in takers:
-                    text = next(t for t in texts if t.partition("=")[0].strip() == dim)
-                    raise CliError(
-                        f"{flag} {text} does not apply to --mode {dim}={modes[dim]} "
-                        f"({_takes(modes[dim])}); {flag} is for --mode {fits}"
-                    )
-        elif not takers:
-            if isinstance(mode, str):
-                raise CliError(
-                    f"{flag} does not apply to --mode {mode} ({_takes(mode)}); {flag} is "
-                    f"for --mode {fits}"
-                )
+        if texts:
+            keyword = KEYWORDS[kwarg]
+            parse = lambda text, k=keyword: parse_keyword(k, text)  # noqa: E731
+            kwargs[kwarg] = parse_by_dim(texts, flag, widths, parse)
+            texts_of[kwarg] = texts
+    named = {k: list(v) if isinstance(v, dict) else [] for k, v in kwargs.items()}
+    for misfit in keyword_misfits(modes, set(modes), named):
+        flag = KEYWORDS[misfit.keyword].flag
+        fits = " or ".join(misfit.fits)
+        if not misfit.unused:
+            dim = misfit.place
+            text = next(t for t in texts_of[misfit.keyword] if t.partition("=")[0].strip() == dim)
             raise CliError(
-                f"{flag} does not apply to the mode of any padded dimension (--mode "
-                f"{Modes(mode, widths)}); {flag} is for --mode {fits}"
+                f"{flag} {text} does not apply to --mode {dim}={modes[dim]} "
+                f"({_takes(modes[dim])}); {flag} is for --mode {fits}"
             )
-        kwargs[kwarg] = value
+        if isinstance(mode, str):
+            raise CliError(
+                f"{flag} does not apply to --mode {mode} ({_takes(mode)}); {flag} is "
+                f"for --mode {fits}"
+            )
+        raise CliError(
+            f"{flag} does not apply to the mode of any padded dimension (--mode "
+            f"{Modes(mode, widths)}); {flag} is for --mode {fits}"
+        )
     return mode, kwargs
 
 
 def _takes(mode: str) -> str:
-    takes = ", ".join(f for f, k in MODE_OPTIONS.values() if k in MODES[mode].kwargs)
+    takes = ", ".join(KEYWORDS[k].flag for k in keywords_of(mode))
     return f"it takes {takes or 'no other option'}"

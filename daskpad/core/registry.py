@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of
-from daskpad.core.keywords import modes_taking as modes_taking  # (the command reads it here)
+from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of, modes_taking
 
 #: a family's graph builder: ``build(grid, axis plan, plan, side chunks) -> (before, after)``
 #: (:mod:`daskpad.core.sides` has the types)
