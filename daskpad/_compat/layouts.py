@@ -16,8 +16,9 @@ ONE_STAGE = 2**62
 
 def one_stage_rechunk(x: da.Array, chunks: Chunks) -> da.Array:
     """``x`` rechunked to ``chunks`` in one stage (dask's ``rechunk`` with the threshold
-    :data:`ONE_STAGE`), which :func:`laid_out_from` recognises under query planning."""
-    return cast("da.Array", x.rechunk(chunks, threshold=ONE_STAGE))
+    :data:`ONE_STAGE`), which :func:`laid_out_from` recognises under query planning; by
+    tasks, whatever ``array.rechunk.method`` says (its ``p2p`` needs a cluster)."""
+    return cast("da.Array", x.rechunk(chunks, threshold=ONE_STAGE, method="tasks"))
 
 
 def laid_out_from(y: Any) -> da.Array | None:

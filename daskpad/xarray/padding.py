@@ -5,7 +5,7 @@ the dataset padded (:mod:`daskpad.xarray` has the rules in brief)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Hashable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import xarray as xr
@@ -101,6 +101,10 @@ def pad2(
     pad_width: Mapping[Any, int | tuple[int, int]] | None = None,
     mode: ModeArg = "constant",
     *,
+    stat_length: Any = None,
+    constant_values: Any = None,
+    end_values: Any = None,
+    reflect_type: Literal["even", "odd"] | Mapping[Any, Literal["even", "odd"]] | None = None,
     keep_attrs: bool | None = None,
     coords: CoordsPolicy = "extend",
     chunks: Any = None,
@@ -196,10 +200,10 @@ def pad2(
         while xarray's ``to_zarr`` refuses them (zarr stores regular chunks only) and
         needs ``chunks="regular"`` or ``"even"``.
     **kwargs
-        The modes' keywords above (those of the keyword table,
-        :data:`daskpad.core.keywords.KEYWORDS`), and the keyword form of ``pad_width``,
-        e.g. ``x=(1, 2)``: any other name is a dimension's. (A dimension whose name is
-        one of this function's arguments or keywords must be given in ``pad_width``.)
+        The keyword form of ``pad_width``, e.g. ``x=(1, 2)``, and the keywords of modes
+        registered beside numpy's (:func:`daskpad.core.keywords.define`); any other name is
+        a dimension's. (A dimension whose name is one of this function's arguments or
+        keywords must be given in ``pad_width``.)
 
     Returns
     -------
@@ -265,7 +269,13 @@ def pad2(
     """
     if not isinstance(obj, (xr.Dataset, xr.DataArray)):
         raise TypeError(f"pad2 pads an xarray Dataset or DataArray, got {type(obj).__name__}")
-    keywords = {k: kwargs.pop(k) for k in keyword_names() if k in kwargs}
+    keywords = {
+        "stat_length": stat_length,
+        "constant_values": constant_values,
+        "end_values": end_values,
+        "reflect_type": reflect_type,
+    }
+    keywords.update({k: kwargs.pop(k) for k in keyword_names() if k in kwargs})
     widths = normalize_widths(pad_width, kwargs, obj.sizes)
     return pad_normalized(
         obj,

@@ -350,3 +350,11 @@ def test_auto_chunks_of_an_empty_result(chunks):
     x = da.from_array(a, chunks=((1, 1, 1), (9,), (0,), (0,)))
     y = daskpad.pad(x, widths, mode="edge", chunks=chunks)
     np.testing.assert_array_equal(y.compute(), np.pad(a, widths, mode="edge"))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "constant", "mean"])
+def test_output_chunks_take_dasks_tasks_whatever_rechunk_method_says(mode):
+    """``array.rechunk.method: p2p`` (a cluster's shuffle) is a user's setting for their
+    own rechunks: the pad's output chunks are laid out by tasks all the same."""
+    with dask.config.set({"array.rechunk.method": "p2p"}):
+        assert_pad_matches_numpy(np.arange(100), 7, 5, mode, out_chunks="regular")

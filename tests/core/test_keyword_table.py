@@ -180,3 +180,18 @@ def test_the_strategies_draw_it(throwaway):
         lambda k: isinstance(k.get("scale"), dict),
     )
     assert set(drawn["scale"]) == {0}
+
+
+def test_pad2_names_numpys_keywords_in_its_signature():
+    """numpy.pad's keywords (the table as daskpad ships it) are parameters of ``pad2``, for
+    ``help()``, editors and type checkers; a registered mode's own keywords arrive through
+    ``**kwargs`` (above)."""
+    import inspect
+
+    from daskpad.core.keywords import keyword_names
+    from daskpad.xarray import pad2
+
+    shipped = set(keyword_names())
+    assert shipped == {"stat_length", "constant_values", "end_values", "reflect_type"}
+    parameters = inspect.signature(pad2).parameters
+    assert all(parameters[k].kind is inspect.Parameter.KEYWORD_ONLY for k in shipped)
