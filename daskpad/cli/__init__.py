@@ -1,7 +1,8 @@
 """The ``daskpad`` command: pad a zarr or netCDF dataset into a new zarr store.
 
 ``daskpad pad SRC DST --width lat=2 --width lon=3:5 --mode wrap`` opens SRC lazily with its own
-chunks, pads it with the ``pad2`` accessor, and writes DST as zarr with regular chunks,
+chunks, pads the values xarray decodes from it as :func:`daskpad.xarray.pad2` does
+(:func:`daskpad.xarray.stored.pad_stored`), and writes DST as zarr with regular chunks,
 showing progress. ``daskpad info`` describes SRC and what a padding would produce without
 computing; ``daskpad demo`` shows it all on a small synthetic dataset.
 

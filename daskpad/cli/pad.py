@@ -1,5 +1,6 @@
 """``daskpad pad SRC DST --width DIM=N ... --mode MODE``: SRC opened lazily with its own
-chunks, padded with the ``pad2`` accessor, written as zarr DST with regular chunks (or on
+chunks, its decoded values padded as :func:`daskpad.xarray.pad2` pads them and encoded back
+(:func:`daskpad.xarray.stored.pad_stored`), written as zarr DST with regular chunks (or on
 rectilinear grids), so that DST opens only once complete."""
 
 from __future__ import annotations

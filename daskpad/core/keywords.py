@@ -167,13 +167,34 @@ _KEYWORDS: dict[str, Keyword] = {
 KEYWORDS: Mapping[str, Keyword] = MappingProxyType(_KEYWORDS)
 
 
+#: the names a keyword may not take: the arguments of ``numpy.pad``, ``daskpad.pad`` and
+#: ``pad2`` beside the modes' keywords
+RESERVED = frozenset(
+    {"array", "pad_width", "mode", "chunks", "keep_attrs", "coords", "x", "obj", "kwargs"}
+)
+
+
 def define(keyword: Keyword) -> None:
-    """Add ``keyword`` to the table (replacing one of the same name)."""
+    """Add ``keyword`` to the table, for the modes it names (which register themselves).
+
+    Raises
+    ------
+    ValueError
+        ``keyword`` is in the table already (numpy's included: a mode that takes one of
+        them lists it in that keyword's ``modes``), its name is one of :data:`RESERVED`,
+        or its command flag is another keyword's.
+    """
+    if keyword.name in _KEYWORDS:
+        raise ValueError(f"the keyword {keyword.name!r} is defined already")
+    if keyword.name in RESERVED:
+        raise ValueError(f"{keyword.name!r} is an argument of the pad functions, not a keyword")
+    if keyword.flag and keyword.flag in {k.flag for k in _KEYWORDS.values()}:
+        raise ValueError(f"the command flag {keyword.flag} belongs to another keyword")
     _KEYWORDS[keyword.name] = keyword
 
 
 def undefine(name: str) -> None:
-    """Remove the keyword ``name`` from the table."""
+    """Remove the keyword ``name`` (one :func:`define` added) from the table."""
     del _KEYWORDS[name]
 
 

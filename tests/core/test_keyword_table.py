@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import daskpad
-from daskpad.core.keywords import KEYWORDS, keyword_misfits, undefine
+from daskpad.core.keywords import KEYWORDS, Keyword, define, keyword_misfits, undefine
 from daskpad.core.registry import MODES, unregister
 from daskpad.testing import assert_pad_matches_numpy, chained_numpy_pad
 
@@ -195,3 +195,18 @@ def test_pad2_names_numpys_keywords_in_its_signature():
     assert shipped == {"stat_length", "constant_values", "end_values", "reflect_type"}
     parameters = inspect.signature(pad2).parameters
     assert all(parameters[k].kind is inspect.Parameter.KEYWORD_ONLY for k in shipped)
+
+
+@pytest.mark.parametrize(
+    ("keyword", "message"),
+    [
+        (Keyword("reflect_type", ("reflect",), "choice"), "defined already"),
+        (Keyword("chunks", ("edge",), "values"), "an argument of the pad functions"),
+        (Keyword("scale2", ("edge",), "values", flag="--end-value"), "belongs to another keyword"),
+    ],
+    ids=["twice", "an argument's name", "a flag taken"],
+)
+def test_a_keyword_that_would_shadow_another_is_refused(keyword, message):
+    with pytest.raises(ValueError, match=message):
+        define(keyword)
+    assert "scale2" not in KEYWORDS
