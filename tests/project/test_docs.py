@@ -81,3 +81,25 @@ def test_every_page_is_in_a_table_of_contents():
     listed = set(re.findall(r"^([\w/-]+)$", tocs, flags=re.M))
     pages = {p.stem for p in DOCS.glob("*.md")} - {"index"}
     assert pages <= listed, sorted(pages - listed)
+
+
+#: a path of the repository as the pages write it (in backticks or a link)
+_PATH = re.compile(
+    r"(?<![\w./-])((?:daskpad|tests|benchmarks|docs|ci|notebooks)/[\w./-]+\."
+    r"(?:py|md|sh|ipynb|png|txt|json))"
+)
+
+
+def test_every_path_the_pages_name_exists():
+    """A page that names a module, a test or a script names one that is there: the pages
+    describe the code as it is (benchmarks/RESULTS.md and CHUNKINGS.md, recorded tables,
+    name the commands that made them)."""
+    root = DOCS.parent
+    pages = [*DOCS.glob("*.md"), root / "README.md"]
+    missing = {
+        f"{page.relative_to(root)}: {path}"
+        for page in pages
+        for path in _PATH.findall(page.read_text())
+        if not (root / path).exists()
+    }
+    assert not missing, sorted(missing)
