@@ -14,6 +14,9 @@ from daskpad.cli.io import CliError, fmt_at_least, fmt_bytes, open_source
 from daskpad.store.locations import Location
 from daskpad.store.tiling import piece_limit, pieces
 
+#: a memory budget no write reaches: the write in one computation, not in tiles
+UNBOUNDED = 2**62
+
 # Encoding keys of a netCDF-4/HDF5 variable's filters (h5netcdf and netCDF4 name them alike):
 # a chunk stored through any of them is read whole.
 _HDF5_FILTERS = ("zlib", "compression", "szip", "bzip2", "blosc", "zstd", "shuffle", "fletcher32")

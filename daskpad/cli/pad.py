@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 import time
 
+from daskpad.cli.budget import UNBOUNDED
 from daskpad.cli.cluster import Cluster, client_for
 from daskpad.cli.grids import check_request, described, plan_for, workers_read_rectilinear
 from daskpad.cli.info import show
@@ -45,7 +46,7 @@ def pad(run: Run) -> int:
     # SRC's chunks copied as bytes (on rectilinear grids, or regular ones that keep them
     # whole), or None; each other chunk is then written by one task, holding its input
     rect = plan_for(request, opened, fmt)
-    tiling = plan_tiles(padded, request.widths, 2**62 if rect else memory)
+    tiling = plan_tiles(padded, request.widths, UNBOUNDED if rect else memory)
     how = (
         ""
         if tiling.whole

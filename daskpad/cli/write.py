@@ -8,6 +8,7 @@ import contextlib
 import sys
 from typing import Any
 
+from daskpad.cli.budget import UNBOUNDED
 from daskpad.cli.cluster import Cluster, stopping_first
 from daskpad.cli.grids import write_into
 from daskpad.cli.io import ARRAY_VARIABLE, WriteFailed, compute_with_progress
@@ -115,7 +116,7 @@ def write_array(var: Any, store: Any, fmt: int, progress: bool, memory: int | No
     to_zarr(
         var.data,
         store,
-        memory=memory if memory is not None else 2**62,
+        memory=memory if memory is not None else UNBOUNDED,
         progress=progress,
         zarr_format=fmt,
         attributes=attrs,
