@@ -8,14 +8,11 @@ changed; removed, it is gone."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import textwrap
-
 import dask
 import dask.array as da
 import numpy as np
 import pytest
+from throwaway_modules import imported
 
 import daskpad
 from daskpad.core.keywords import KEYWORDS, Keyword, define, keyword_misfits, undefine
@@ -90,18 +87,12 @@ register([Mode("scaled_edge", "scaled", reference=reference)], build)
 
 @pytest.fixture
 def throwaway(tmp_path):
-    path = tmp_path / "scaled_edge.py"
-    path.write_text(textwrap.dedent(MODULE))
-    spec = importlib.util.spec_from_file_location("scaled_edge", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["scaled_edge"] = module
-    spec.loader.exec_module(module)  # declares the keyword, registers the mode
-    try:
-        yield module
-    finally:
-        unregister("scaled_edge")
-        undefine("scale")
-        del sys.modules["scaled_edge"]
+    with imported(tmp_path, "scaled_edge", MODULE) as module:  # registers the mode
+        try:
+            yield module
+        finally:
+            unregister("scaled_edge")
+            undefine("scale")
     assert "scaled_edge" not in MODES and "scale" not in KEYWORDS
 
 

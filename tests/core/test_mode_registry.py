@@ -4,14 +4,11 @@ its own, registers itself and works through ``daskpad.pad`` (one mode, and one p
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import textwrap
-
 import dask
 import dask.array as da
 import numpy as np
 import pytest
+from throwaway_modules import imported
 
 import daskpad
 from daskpad.core.boundaries import names
@@ -74,17 +71,11 @@ register(
 
 @pytest.fixture
 def throwaway(tmp_path):
-    path = tmp_path / "negated_edge.py"
-    path.write_text(textwrap.dedent(MODULE))
-    spec = importlib.util.spec_from_file_location("negated_edge", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["negated_edge"] = module
-    spec.loader.exec_module(module)  # registers the mode
-    try:
-        yield module
-    finally:
-        unregister("negated_edge")
-        del sys.modules["negated_edge"]
+    with imported(tmp_path, "negated_edge", MODULE) as module:  # registers the mode
+        try:
+            yield module
+        finally:
+            unregister("negated_edge")
     assert "negated_edge" not in MODES and "negated" not in BUILDERS
 
 
