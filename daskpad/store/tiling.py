@@ -19,7 +19,7 @@ import numpy as np
 
 from daskpad._compat.libraries import process_memory_limit
 from daskpad.core.regrid import own_grid, regrid
-from daskpad.store.stream import handed_bytes
+from daskpad.store.ownership import handed_bytes
 
 Chunks = tuple[tuple[int, ...], ...]
 
@@ -301,7 +301,7 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
 
 def handed_share(blocks: Chunks, chunks: Chunks) -> float:
     """The share of an array's bytes a streamed write from ``blocks`` into ``chunks``
-    hands on from block to block (:func:`daskpad.store.stream.handed_bytes`)."""
+    hands on from block to block (:func:`daskpad.store.ownership.handed_bytes`)."""
 
     size = math.prod(sum(c) for c in chunks)
     return handed_bytes(blocks, chunks, 1) / size if size else 0.0
