@@ -36,25 +36,41 @@ def _block(block: Any, action: str) -> Any:
     return block
 
 
+def _hooked(ds: Any, action: str) -> Any:
+    """``ds`` (a shallow copy) with the hook in every block of its dask-backed data
+    variables."""
+    out = ds.copy(deep=False)
+    for name in out.data_vars:
+        data = out[name].data
+        if hasattr(data, "map_blocks"):
+            out[name].data = data.map_blocks(_block, action, dtype=data.dtype, meta=data._meta)
+    return out
+
+
 def _with_hook(prepare: Any, action: str) -> Any:
     def prepared(ds: Any, *args: Any, **kwargs: Any) -> Any:
-        out = prepare(ds, *args, **kwargs)
-        for name in out.data_vars:
-            data = out[name].data
-            if hasattr(data, "map_blocks"):
-                out[name].data = data.map_blocks(_block, action, dtype=data.dtype, meta=data._meta)
-        return out
+        return _hooked(prepare(ds, *args, **kwargs), action)
 
     return prepared
 
 
+def _planned_with_hook(plan: Any, action: str) -> Any:
+    def planned(ds: Any, *args: Any, **kwargs: Any) -> Any:
+        return plan(_hooked(ds, action), *args, **kwargs)
+
+    return planned
+
+
 def _hooked_command() -> Any:
     import daskpad.cli
-    import daskpad.cli.pad as pad  # (where daskpad pad finds prepare_for_zarr)
+    import daskpad.cli.pad as pad  # (where daskpad pad finds prepare_for_zarr and plan_tiles)
 
     action = os.environ.get(HOOK_ENV)
     if action:
+        # the data written: that of the dataset written (prepare_for_zarr) and the blocks
+        # the tile plan hands the writer (plan_tiles)
         pad.prepare_for_zarr = _with_hook(pad.prepare_for_zarr, action)
+        pad.plan_tiles = _planned_with_hook(pad.plan_tiles, action)
     return daskpad.cli.main
 
 

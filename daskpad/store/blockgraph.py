@@ -136,10 +136,10 @@ class BlockGraph:
 
     def owned_late(self, blocks: Collection[Index]) -> frozenset[Index]:
         """The late blocks among ``blocks`` that own the chunks they have a part of
-        (:func:`daskpad.store.stream.jobs`): all of them when a task runs inside the step of one
-        of ``blocks`` for them (:attr:`folds`, every step it leads to among ``blocks``), so
-        that no block waits for a late one; otherwise none (a late block's chunks are then
-        owned as any others', no block computed again for nothing)."""
+        (:func:`daskpad.store.ownership.jobs`): all of them when a task runs inside the step
+        of one of ``blocks`` for them (:attr:`folds`, every step it leads to among
+        ``blocks``), so that no block waits for a late one; otherwise none (a late block's
+        chunks are then owned as any others', no block computed again for nothing)."""
         late = self.late_blocks & frozenset(blocks)
         if any(i in blocks and r <= late for i, fs in self.folds.items() for _, r in fs):
             return late

@@ -2,21 +2,23 @@
 holds stays bounded.
 
 Every dask-backed variable zarr takes as it is goes through streamed writes
-(:mod:`daskpad.store.stream`): each block the variable was made of (for a padded array in
-regular chunks, the input's and the pad's, :func:`daskpad.core.regrid.own_grid`) is computed
-once and written into the zarr chunks it overlaps, each chunk whole, once. Such a write
-holds a few blocks per thread and the thin edges blocks hand on, so most datasets are
-written in one computation; above the memory budget (:func:`daskpad.store.tiling.plan`) they are
-written one tile of zarr chunks at a time, each tile its own computation, and the input
-blocks along tile edges are read by both tiles. A variable xarray encodes (CF attributes,
-strings, times) goes through xarray's region writes of its regular blocks instead, each
-assembled from the blocks it overlaps, and a tile holds what it reads. The statistics a pad
-repeats are computed before the tiles (:func:`daskpad.store.settle.settle_statistics`), so a
-statistic of the whole axis is read once, not by every tile at an edge. On a distributed
-cluster every computation has keys of its own (:func:`daskpad.store.settle.fresh_keys`).
+(:mod:`daskpad.store.stream`): each block the variable was made of (its source in the plan:
+for a padded array in regular chunks, the input's blocks and the pad's) is computed once and
+written into the zarr chunks it overlaps, each chunk whole, once. Such a write holds a few
+blocks per thread and the thin edges blocks hand on, so most datasets are written in one
+computation; above the memory budget (:func:`daskpad.store.tiling.plan`) they are written
+one tile of zarr chunks at a time, each tile its own computation, and the input blocks along
+tile edges are read by both tiles. A variable xarray encodes (CF attributes, strings, times)
+goes through xarray's region writes of its regular blocks instead, each assembled from the
+blocks it overlaps, and a tile holds what it reads. The statistics a pad repeats are
+computed before the tiles (:func:`daskpad.store.settle.settle_statistics`), so a statistic
+of the whole axis is read once, not by every tile at an edge. On a distributed cluster every
+computation has keys of its own (:func:`daskpad.store.settle.fresh_keys`).
 
-Nothing here pads: :mod:`daskpad.cli` calls :func:`write_tiled` with the padded dataset,
-and :func:`to_zarr` (public as ``daskpad.to_zarr``) does the same for one dask array.
+Nothing here pads or plans: :func:`write_tiled` writes a padded dataset as its plan
+(:func:`daskpad.store.tiling.plan`) says, for the command and for
+:func:`daskpad.xarray.to_zarr`; :func:`to_zarr` (public as ``daskpad.to_zarr``) plans one
+dask array (:func:`daskpad.store.tiling.plan_array`) and writes it the same way.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, 
 from typing import Any
 
 from daskpad._compat.libraries import rectilinear_grids
-from daskpad.core.regrid import own_grid, regrid
+from daskpad.core.regrid import regrid
 from daskpad.store.commit import written_whole
 from daskpad.store.consolidation import consolidate
 from daskpad.store.own_grids import (
@@ -60,31 +62,15 @@ def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
         bar.finish()
 
 
-def statistics_settled(arrays: list[Any], budget: int, progress: bool) -> list[Any]:
-    """``arrays`` with their statistics settled (:func:`daskpad.store.settle.settle_statistics`)
-    in the blocks they were made of (:func:`daskpad.core.regrid.own_grid`), each then laid
-    out in its chunks again."""
-
-    owns = [own_grid(a) for a in arrays]
-    done = settle_statistics(owns, budget, progress)
-    return [a if d is o else regrid(d, a.chunks) for a, o, d in zip(arrays, owns, done)]
-
-
-def write_region(array: Any, target: Any, region: tuple[slice, ...]) -> list[Any]:
-    """The dask collections that write ``array[region]`` into ``target[region]`` (none,
-    having written it, when that part of ``array`` is in memory already).
-
-    A dask array is written from the blocks it was made of (:func:`daskpad.core.grid.
-    own_grid`: for a padded array in regular chunks, the input's blocks and the pad's),
-    each computed once and written into the zarr chunks it overlaps, each chunk whole by
-    one task (:mod:`daskpad.store.stream`); ``region`` is on the target's chunk bounds."""
-    from dask.base import is_dask_collection
-
-    if is_dask_collection(array):
-        writes = streamed_writes(own_grid(array), target, region)
-        return [] if writes is None else [writes]
-    target[region] = array[region]  # (xarray loads a variable of size 0 as it writes its metadata)
-    return []
+def write_region(source: Any, target: Any, region: tuple[slice, ...]) -> list[Any]:
+    """The dask collections that write ``source[region]`` into ``target[region]``:
+    ``source`` is the array of the blocks a variable was made of (its plan's: for a padded
+    array in regular chunks, the input's blocks and the pad's), each computed once and
+    written into the zarr chunks it overlaps, each chunk whole by one task
+    (:mod:`daskpad.store.stream`); ``region`` is on the target's chunk bounds. None for an
+    array without elements."""
+    writes = streamed_writes(source, target, region)
+    return [] if writes is None else [writes]
 
 
 def _write_metadata(
@@ -132,12 +118,16 @@ def write_tiled(
     for var in ds.variables.values():
         if var.chunks is not None and var.ndim == 0:
             var.load()  # a scalar: written with the metadata
-    if the_plan.ntiles > 1:
-        lazy = [v for v in ds.variables.values() if v.chunks is not None and v.ndim]
-        arrays = statistics_settled([v.data for v in lazy], the_plan.budget, progress)
-        for var, settled in zip(lazy, arrays):
-            var.data = settled
+    sources = dict(the_plan.sources)
     streamed = [name for group, _ in the_plan.shapes for name in group.streamed]
+    if the_plan.ntiles > 1:
+        lazy = [n for n, v in ds.variables.items() if v.chunks is not None and v.ndim]
+        settled = settle_statistics([sources[n] for n in lazy], the_plan.budget, progress)
+        for name, done in zip(lazy, settled):
+            var = ds.variables[name]
+            if done is not sources[name] and name not in streamed:
+                var.data = regrid(done, var.chunks)  # for xarray's region writes
+            sources[name] = done
     _write_metadata(ds, store, streamed, kwargs)
     root: Any = zarr.open_group(store, mode="r+")
     fmt = root.metadata.zarr_format
@@ -162,7 +152,7 @@ def write_tiled(
             for name in group.names:
                 var = ds.variables[name]
                 if name in targets:
-                    writes += write_region(var.data, targets[name], where)
+                    writes += write_region(sources[name], targets[name], where)
                 else:
                     # attrs too: the store has them, and xarray's region write takes the
                     # encoding from the store (an undecoded _FillValue attr would clash)
@@ -349,14 +339,14 @@ def _write_array(the_plan: ArrayPlan, where: Any, progress: bool, kwargs: Any) -
     (:func:`to_zarr`)."""
     import zarr
 
-    x = the_plan.x
+    x, source = the_plan.x, the_plan.source
     z = zarr.create_array(
         where, shape=x.shape, dtype=x.dtype, chunks=the_plan.chunk_shape, **kwargs
     )
     regions = the_plan.regions
     if len(regions) > 1:
-        (x,) = statistics_settled([x], the_plan.budget, progress)
-    store_tiles((write_region(x, z, r) for r in regions), len(regions), progress)
+        (source,) = settle_statistics([source], the_plan.budget, progress)
+    store_tiles((write_region(source, z, r) for r in regions), len(regions), progress)
     return z
 
 

@@ -1,9 +1,12 @@
 """The tiling plan of a tiled store: which output blocks each computation writes, so that
 what it reads fits a memory budget, and how each variable is written. Arithmetic on chunks
-and sizes (no graph is built, nothing is written): :func:`plan` takes a padded dataset and
-the budget and gives, per group of variables, the tile shape and the variables written by
-streamed writes; :func:`plan_array` does the same for one dask array. The writers
-(:mod:`daskpad.store.tiles`) take the plan and call nothing here."""
+and sizes (nothing is written): :func:`plan` takes a padded dataset and the budget and
+gives, per group of variables, the tile shape, the variables written by streamed writes
+and the blocks each variable was made of (its source, what the writer reads);
+:func:`plan_dataset` does that for xarray's writer from ``memory=``, the variables first
+laid out in chunks zarr can store, and :func:`plan_array` for one dask array. The writers
+(:mod:`daskpad.store.tiles`) take the plan and call nothing here; nothing here imports
+them."""
 
 from __future__ import annotations
 
@@ -11,15 +14,15 @@ import itertools
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from daskpad._compat.libraries import process_memory_limit
 from daskpad.core.regrid import own_grid, regrid
-from daskpad.store.stream import handed_bytes
+from daskpad.store.ownership import handed_bytes
 
 Chunks = tuple[tuple[int, ...], ...]
 
@@ -247,9 +250,12 @@ def tiles(chunks: Chunks, shape: Sequence[int]) -> Iterator[tuple[slice, ...]]:
 
 @dataclass(frozen=True)
 class Plan:
-    """How the dask-backed variables are written: per group, its tile shape."""
+    """How the dask-backed variables are written: per group, its tile shape; per variable
+    of one dimension or more, its source: the dask array of the blocks it was made of
+    (:func:`daskpad.core.regrid.own_grid`), which a streamed write reads, each block once."""
 
     shapes: tuple[tuple[Group, tuple[int, ...]], ...]
+    sources: Mapping[Hashable, Any] = field(default_factory=dict)
 
     @property
     def ntiles(self) -> int:
@@ -286,22 +292,50 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
     (:func:`daskpad.store.settle.settle_statistics`)."""
 
     out = []
+    sources: dict[Hashable, Any] = {}
     for g in groups(ds):
         numblocks = [len(c) for c in g.chunks]
         faces = [d in padded_dims and len(c) > 1 for d, c in zip(g.dims, g.chunks)]
-        variables = [ds.variables[n] for n in g.names]
+        if g.dims:
+            sources.update((n, own_grid(ds.variables[n].data)) for n in g.names)
         if g.dims and len(g.streamed) == len(g.names):
-            handed = max(handed_share(own_grid(v.data).chunks, g.chunks) for v in variables)
+            handed = max(handed_share(sources[n].chunks, g.chunks) for n in g.names)
             shape = streamed_tile_shape(numblocks, faces, g.block_bytes, handed, budget)
         else:
             shape = tile_shape(numblocks, [int(f) for f in faces], g.block_bytes, budget)
         out.append((g, shape))
-    return Plan(tuple(out))
+    return Plan(tuple(out), sources)
+
+
+@dataclass(frozen=True)
+class DatasetPlan:
+    """How xarray's writer stores a dataset on zarr's regular grid (:func:`plan_dataset`):
+    ``ds`` with its dask-backed variables in chunks zarr can store (:func:`storable`), and
+    its tiles (:func:`plan`)."""
+
+    ds: Any
+    tiling: Plan
+
+
+def plan_dataset(ds: Any, memory: int | str | None, regular: bool = True) -> DatasetPlan | None:
+    """How ``ds`` is written within ``memory`` bytes (:func:`memory_budget`, checked for
+    any grid): its dask-backed variables laid out in :func:`storable_chunks`, tiled over
+    all its dimensions (:func:`plan`). None unless ``regular``: on a rectilinear grid each
+    block is one chunk, written whole by one task, with no tiles."""
+    budget = memory_budget(memory)
+    if not regular:
+        return None
+    ds = ds.copy(deep=False)
+    for var in ds.variables.values():
+        if var.chunks is not None:
+            var.data = storable(var.data)  # zarr's chunks: regular along every dimension
+    everything = {d for v in ds.variables.values() for d in v.dims}
+    return DatasetPlan(ds, plan(ds, everything, budget))
 
 
 def handed_share(blocks: Chunks, chunks: Chunks) -> float:
     """The share of an array's bytes a streamed write from ``blocks`` into ``chunks``
-    hands on from block to block (:func:`daskpad.store.stream.handed_bytes`)."""
+    hands on from block to block (:func:`daskpad.store.ownership.handed_bytes`)."""
 
     size = math.prod(sum(c) for c in chunks)
     return handed_bytes(blocks, chunks, 1) / size if size else 0.0
@@ -322,13 +356,15 @@ def needs_encoding(var: Any) -> bool:
 @dataclass(frozen=True)
 class ArrayPlan:
     """How one dask array is written (:func:`plan_array`): ``x`` in chunks zarr can store
-    (:func:`storable`), zarr's chunk shape, the element slices of each tile, and the bytes
-    a tile may hold."""
+    (:func:`storable`), zarr's chunk shape, the element slices of each tile, the bytes a
+    tile may hold, and the source: the blocks ``x`` was made of
+    (:func:`daskpad.core.regrid.own_grid`), which the write reads, each once."""
 
     x: Any
     chunk_shape: tuple[int, ...]
     regions: tuple[tuple[slice, ...], ...]
     budget: int
+    source: Any
 
 
 def plan_array(x: Any, memory: int | str | None) -> ArrayPlan:
@@ -339,8 +375,9 @@ def plan_array(x: Any, memory: int | str | None) -> ArrayPlan:
     chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
     numblocks = [len(c) for c in chunks]
     block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
-    handed = handed_share(own_grid(x).chunks, chunks)
+    source = own_grid(x)
+    handed = handed_share(source.chunks, chunks)
     faces = [n > 1 for n in numblocks]
     shape = streamed_tile_shape(numblocks, faces, block_bytes, handed, budget)
     chunk_shape = tuple(max(max(c, default=1), 1) for c in chunks)
-    return ArrayPlan(x, chunk_shape, tuple(tiles(chunks, shape)), budget)
+    return ArrayPlan(x, chunk_shape, tuple(tiles(chunks, shape)), budget, source)

@@ -10,7 +10,7 @@ import xarray as xr
 from daskpad.store.commit import written_whole
 from daskpad.store.own_grids import asks_rectilinear
 from daskpad.store.tiles import write_rectilinear, write_tiled
-from daskpad.store.tiling import memory_budget, plan, storable
+from daskpad.store.tiling import plan_dataset
 
 
 def to_zarr(
@@ -108,28 +108,25 @@ def to_zarr(
     ((1, 10, 10, 10, 10, 1), (2, 10, 10, 10, 2))
     """
 
-    budget = memory_budget(memory)
-    rectilinear = asks_rectilinear(chunk_grid, kwargs.get("zarr_format"))
     if isinstance(obj, xr.DataArray):
         obj = obj.to_dataset(
             name=obj.name if obj.name is not None else "__xarray_dataarray_variable__"
         )
+    obj = obj.copy(deep=False)
+    for var in obj.variables.values():
+        if var.chunks is not None:
+            var.encoding.pop("chunks", None)
+            var.encoding.pop("preferred_chunks", None)
+    # memory= checked first, then chunk_grid= (None: the rectilinear grid, no tiles)
+    planned = plan_dataset(obj, memory, regular=chunk_grid == "regular")
+    asks_rectilinear(chunk_grid, kwargs.get("zarr_format"))
     mode = kwargs.pop("mode", "w-")
     if mode not in ("w", "w-"):
         raise ValueError(f"to_zarr writes a new store: mode must be 'w-' or 'w', got {mode!r}")
     consolidated = kwargs.pop("consolidated", None)
-    obj = obj.copy(deep=False)
-    for var in obj.variables.values():
-        if var.chunks is not None:
-            if not rectilinear:
-                var.data = storable(var.data)  # zarr's chunks: regular along every dimension
-            var.encoding.pop("chunks", None)
-            var.encoding.pop("preferred_chunks", None)
-    everything = {d for v in obj.variables.values() for d in v.dims}
     storage_options = kwargs.pop("storage_options", None)
     with written_whole(store, mode == "w", storage_options) as where:
-        if rectilinear:
+        if planned is None:
             write_rectilinear(obj, where, progress, consolidated, mode="w-", **kwargs)
             return
-        the_plan = plan(obj, everything, budget)
-        write_tiled(obj, where, the_plan, progress, consolidated, mode="w-", **kwargs)
+        write_tiled(planned.ds, where, planned.tiling, progress, consolidated, mode="w-", **kwargs)

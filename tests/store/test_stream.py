@@ -21,6 +21,7 @@ import daskpad
 from daskpad._compat.graphs import query_planning
 from daskpad.core import regrid as regrid_module
 from daskpad.core.regrid import own_grid
+from daskpad.store import ownership as _ownership
 from daskpad.store import stream as _stream
 
 zarr = pytest.importorskip("zarr")
@@ -233,17 +234,17 @@ def test_a_block_only_the_write_reads_is_read_inside_the_writing_task(tmp_path):
 def test_each_chunk_is_owned_by_its_largest_part_and_blocks_never_wait_in_a_cycle():
     blocks = ((2, 10, 10, 2), (10, 10))  # a pad of 2 around 20 x 20 in chunks of 10
     chunks = ((10, 10, 4), (10, 10))
-    jobs = {j.index: j for j in _stream.jobs(blocks, chunks)}
+    jobs = {j.index: j for j in _ownership.jobs(blocks, chunks)}
     # the first pad row only hands on; each interior block writes the chunk it starts
     assert not jobs[0, 0].owned and jobs[0, 0].handed
     assert [o.chunk for o in jobs[1, 0].owned] == [(0, 0)] and jobs[1, 0].waits == ((0, 0),)
     # handed on: the edges, 2 rows of each block but the last pad's
-    assert _stream.handed_bytes(blocks, chunks, 1) == (2 + 2 + 2) * 20
+    assert _ownership.handed_bytes(blocks, chunks, 1) == (2 + 2 + 2) * 20
     # a shift past half a chunk: each chunk owned by the block with its larger part
     shifted = ((7, 10, 10, 3),)
-    axis = _stream.Axis.of(shifted[0], (10, 10, 10))
+    axis = _ownership.Axis.of(shifted[0], (10, 10, 10))
     assert axis.owner == (0, 1, 2)  # chunk 0: 7 of block 0 and 3 of block 1
-    assert _stream.handed_bytes(shifted, ((10, 10, 10),), 1) == 3 + 3 + 3
+    assert _ownership.handed_bytes(shifted, ((10, 10, 10),), 1) == 3 + 3 + 3
 
 
 @given(data=st.data())
@@ -254,7 +255,7 @@ def test_streamed_jobs_form_no_cycle_and_write_every_chunk_once(data):
     late = data.draw(
         st.sets(st.sampled_from(every)) if data.draw(st.booleans()) else st.just(set())
     )
-    jobs = {j.index: j for j in _stream.jobs(blocks, chunks, late=late)}
+    jobs = {j.index: j for j in _ownership.jobs(blocks, chunks, late=late)}
     owned = sorted(o.chunk for j in jobs.values() for o in j.owned)
     assert owned == sorted(itertools.product(*(range(len(c)) for c in chunks)))
     for j in jobs.values():
@@ -313,7 +314,7 @@ def test_tiles_of_chunks_write_every_chunk_once_between_them(data):
     written = []
     for first in itertools.product(*(range(0, len(c), k) for c, k in zip(chunks, per_tile))):
         region = [range(f, min(f + k, len(c))) for f, k, c in zip(first, per_tile, chunks)]
-        jobs = _stream.jobs(blocks, chunks, region)
+        jobs = _ownership.jobs(blocks, chunks, region)
         for j in jobs:
             for o in j.owned:
                 assert all(c in r for c, r in zip(o.chunk, region))
