@@ -11,7 +11,6 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import daskpad.xarray  # noqa: F401  (registers the pad2 accessor)
 from daskpad.cli.args import build_parser
 from daskpad.cli.demo import demo
 from daskpad.cli.grids import rectilinear_readable
