@@ -1,5 +1,6 @@
 """What the sections share: the libraries compared, the arguments each mode gets, the
-verdicts against numpy.pad, tables and the machine line, and the sizes asv runs at.
+verdicts against numpy.pad, tables and the machine line, and the cases: each declared once
+(:class:`Case`), timed by the runner's section and run by asv through ``CaseSuite``.
 
 Timing is in ``timing.py``, the input arrays in ``sources.py``. ``QUICK`` is the
 configuration of asv's benchmark classes: every section's ``--quick`` sizes.
@@ -14,9 +15,11 @@ import platform
 import sys
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NoReturn
 
 import dask
 import dask.array as da
@@ -25,7 +28,7 @@ import numpy as np
 import daskpad
 from daskpad.core.registry import MODES
 
-from .timing import PAGE, error_text
+from .timing import PAGE, error_text, rounds
 
 HERE = Path(__file__).resolve().parent
 ALL_MODES = sorted(MODES)
@@ -274,7 +277,94 @@ def once(key: tuple, fn: Callable[[], Any]) -> Any:
     return _ONCE[key]
 
 
-def skip(reason: str) -> None:
+def skip(reason: str) -> NoReturn:
     """Skip this parameter combination: asv skips one whose ``setup`` raises
     NotImplementedError (a library lacks the mode, or its values are wrong)."""
     raise NotImplementedError(reason)
+
+
+# --------------------------------------------------------------------------------------
+# cases: declared once, timed by the runner, run by asv
+# --------------------------------------------------------------------------------------
+
+
+def compute(y: da.Array) -> Any:
+    return y.compute()
+
+
+def total(y: da.Array) -> Any:
+    """The float64 sum of ``y``, computed."""
+    return y.sum(dtype=np.float64).compute()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a section. ``inputs(cfg)``: its inputs at the size ``cfg`` asks for
+    (asv's: ``QUICK``); ``pad(fn, inputs)``: the padded array of a pad function with the
+    signature of ``LIBS``' ones; ``run(y)``: what is timed of it (computed into memory, a
+    sum); ``anchor(inputs)``: the work it is timed against (numpy.pad, the same sum
+    unpadded), or None. Everything runs on local threads."""
+
+    key: tuple
+    inputs: Callable[[Any], Any]
+    pad: Callable[[Callable, Any], da.Array]
+    anchor: Callable[[Any], Any] | None = None
+    run: Callable[[da.Array], Any] = compute
+
+    def padded(self, inputs: Any, libs: Any = LIBS) -> dict[str, da.Array]:
+        return {lib: self.pad(LIBS[lib], inputs) for lib in libs}
+
+    def timed(self, inputs: Any, padded: dict[str, da.Array], repeat: int, anchor: str = "numpy"):
+        """``timing.rounds`` of the anchor (named ``anchor``) and each padded array."""
+        fns = {} if self.anchor is None else {anchor: partial(self.anchor, inputs)}
+        fns |= {lib: partial(self.run, y) for lib, y in padded.items()}
+        with dask.config.set(scheduler="threads"):
+            return rounds(fns, repeat)
+
+
+def cases(*declared: Case) -> dict[tuple, Case]:
+    return {case.key: case for case in declared}
+
+
+def asv_params(libraries: list[str], declared: dict[tuple, Case], *names: str):
+    """asv's ``params`` and ``param_names``: the library, then each part of the cases'
+    keys, its values in their order of first appearance."""
+    parts = [list(dict.fromkeys(key[i] for key in declared)) for i in range(len(names))]
+    return (libraries, *parts), ("library", *names)
+
+
+class _CaseSuite:
+    """asv's benchmarks over a section's cases (a subclass sets ``cases``, ``params`` and
+    ``param_names``): ``setup`` builds the case at the ``--quick`` size for one library,
+    ``anchor`` standing for the case's anchor; the case's run is timed, its peak memory
+    measured and the padded array's tasks counted (the anchor: 0)."""
+
+    cases: dict[tuple, Case]
+    anchor = NUMPY
+
+    def check(self, lib: str, case: Case, inputs: Any, y: da.Array) -> None:
+        """Skip (``skip``) a library whose values are known wrong; here, none."""
+
+    def setup(self, lib: str, *key: Any) -> None:
+        case = self.cases.get(key) or skip(f"no case {key}")
+        inputs = case.inputs(QUICK)
+        self.y: da.Array | None = None
+        if lib == self.anchor:
+            self.run = partial(case.anchor, inputs)
+            return
+        self.y = case.pad(LIBS[lib], inputs)
+        self.check(lib, case, inputs, self.y)
+        self.run = partial(case.run, self.y)
+
+    def time_case(self, *params: Any) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
+
+    def peakmem_case(self, *params: Any) -> None:
+        with dask.config.set(scheduler="threads"):
+            self.run()
+
+    def track_tasks(self, *params: Any) -> int:
+        return 0 if self.y is None else tasks(self.y)
+
+    track_tasks.unit = "tasks"  # type: ignore[attr-defined]
