@@ -12,6 +12,7 @@ import contextlib
 import math
 import os
 import platform
+import shutil
 import sys
 import warnings
 from collections.abc import Callable
@@ -288,11 +289,11 @@ def skip(reason: str) -> NoReturn:
 # --------------------------------------------------------------------------------------
 
 
-def compute(y: da.Array) -> Any:
+def compute(y: da.Array, *_: Any) -> Any:
     return y.compute()
 
 
-def total(y: da.Array) -> Any:
+def total(y: da.Array, *_: Any) -> Any:
     """The float64 sum of ``y``, computed."""
     return y.sum(dtype=np.float64).compute()
 
@@ -301,25 +302,35 @@ def total(y: da.Array) -> Any:
 class Case:
     """One case of a section. ``inputs(cfg)``: its inputs at the size ``cfg`` asks for
     (asv's: ``QUICK``); ``pad(fn, inputs)``: the padded array of a pad function with the
-    signature of ``LIBS``' ones; ``run(y)``: what is timed of it (computed into memory, a
-    sum); ``anchor(inputs)``: the work it is timed against (numpy.pad, the same sum
-    unpadded), or None. Everything runs on local threads."""
+    signature of ``LIBS``' ones; ``run(y, inputs, library)``: what is timed of it (computed
+    into memory, a sum, a store); ``anchor(inputs)``: the work it is timed against
+    (numpy.pad, the same work unpadded), or None. On local threads, or with ``scheduler``
+    None on whatever dask's configuration says (a cluster's client)."""
 
     key: tuple
     inputs: Callable[[Any], Any]
     pad: Callable[[Callable, Any], da.Array]
     anchor: Callable[[Any], Any] | None = None
-    run: Callable[[da.Array], Any] = compute
+    run: Callable[..., Any] = compute
+    scheduler: str | None = "threads"
 
     def padded(self, inputs: Any, libs: Any = LIBS) -> dict[str, da.Array]:
         return {lib: self.pad(LIBS[lib], inputs) for lib in libs}
 
-    def timed(self, inputs: Any, padded: dict[str, da.Array], repeat: int, anchor: str = "numpy"):
-        """``timing.rounds`` of the anchor (named ``anchor``) and each padded array."""
+    def runs(self, inputs: Any, padded: dict[str, da.Array], anchor: str = "numpy"):
+        """The anchor's run (named ``anchor``) and each padded array's."""
         fns = {} if self.anchor is None else {anchor: partial(self.anchor, inputs)}
-        fns |= {lib: partial(self.run, y) for lib, y in padded.items()}
-        with dask.config.set(scheduler="threads"):
-            return rounds(fns, repeat)
+        return fns | {lib: partial(self.run, y, inputs, lib) for lib, y in padded.items()}
+
+    def scheduled(self) -> Any:
+        if self.scheduler is None:
+            return contextlib.nullcontext()
+        return dask.config.set(scheduler=self.scheduler)
+
+    def timed(self, inputs: Any, padded: dict[str, da.Array], repeat: int, anchor: str = "numpy"):
+        """``timing.rounds`` of the anchor and each padded array."""
+        with self.scheduled():
+            return rounds(self.runs(inputs, padded, anchor), repeat)
 
 
 def cases(*declared: Case) -> dict[tuple, Case]:
@@ -345,23 +356,32 @@ class _CaseSuite:
     def check(self, lib: str, case: Case, inputs: Any, y: da.Array) -> None:
         """Skip (``skip``) a library whose values are known wrong; here, none."""
 
+    inputs: Any = None
+
     def setup(self, lib: str, *key: Any) -> None:
-        case = self.cases.get(key) or skip(f"no case {key}")
-        inputs = case.inputs(QUICK)
+        self.case = self.cases.get(key) or skip(f"no case {key}")
+        self.inputs = self.case.inputs(QUICK)
         self.y: da.Array | None = None
         if lib == self.anchor:
-            self.run = partial(case.anchor, inputs)
+            self.run = self.case.runs(self.inputs, {}, lib)[lib]
             return
-        self.y = case.pad(LIBS[lib], inputs)
-        self.check(lib, case, inputs, self.y)
-        self.run = partial(case.run, self.y)
+        self.y = self.case.pad(LIBS[lib], self.inputs)
+        self.check(lib, self.case, self.inputs, self.y)
+        self.run = self.case.runs(self.inputs, {lib: self.y})[lib]
+
+    def teardown(self, *params: Any) -> None:
+        """Remove the inputs' temporary directory ``tmp``, if they have one (asv calls
+        teardown after a skipped setup too)."""
+        if getattr(self.inputs, "tmp", None) is not None:
+            shutil.rmtree(self.inputs.tmp, ignore_errors=True)
+        self.inputs = None
 
     def time_case(self, *params: Any) -> None:
-        with dask.config.set(scheduler="threads"):
+        with self.case.scheduled():
             self.run()
 
     def peakmem_case(self, *params: Any) -> None:
-        with dask.config.set(scheduler="threads"):
+        with self.case.scheduled():
             self.run()
 
     def track_tasks(self, *params: Any) -> int:
