@@ -314,8 +314,12 @@ class Case:
     run: Callable[..., Any] = compute
     scheduler: str | None = "threads"
 
-    def padded(self, inputs: Any, libs: Any = LIBS) -> dict[str, da.Array]:
-        return {lib: self.pad(LIBS[lib], inputs) for lib in libs}
+    def padded(self, inputs: Any, libs: Any = LIBS, tried: bool = False) -> dict[str, da.Array]:
+        """Each library's padded array; with ``tried``, one whose pad raises is left out."""
+        if not tried:
+            return {lib: self.pad(LIBS[lib], inputs) for lib in libs}
+        made = {lib: attempt(partial(self.pad, LIBS[lib], inputs))[0] for lib in libs}
+        return {lib: y for lib, y in made.items() if y is not None}
 
     def runs(self, inputs: Any, padded: dict[str, da.Array], anchor: str = "numpy"):
         """The anchor's run (named ``anchor``) and each padded array's."""
@@ -327,10 +331,10 @@ class Case:
             return contextlib.nullcontext()
         return dask.config.set(scheduler=self.scheduler)
 
-    def timed(self, inputs: Any, padded: dict[str, da.Array], repeat: int, anchor: str = "numpy"):
-        """``timing.rounds`` of the anchor and each padded array."""
+    def timed(self, inputs, padded: dict[str, da.Array], repeat: int, anchor="numpy", **kw):
+        """``timing.rounds`` (``kw`` its options) of the anchor and each padded array."""
         with self.scheduled():
-            return rounds(self.runs(inputs, padded, anchor), repeat)
+            return rounds(self.runs(inputs, padded, anchor), repeat, **kw)
 
 
 def cases(*declared: Case) -> dict[tuple, Case]:
