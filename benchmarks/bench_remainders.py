@@ -70,7 +70,6 @@ from .common import (
     blocks,
     cases,
     largest_block,
-    once,
     skip,
     targets,
     verdict_of,
@@ -235,13 +234,7 @@ class Remainders(_CaseSuite):
         super().setup(lib, *key)
 
     def check(self, lib, case, inputs, y) -> None:
-        def right() -> str:
-            with dask.config.set(scheduler="threads"):
-                return agrees(case.key[1], y.compute(), case.anchor(inputs))
-
-        found = once((lib, *case.key), right)
-        if found not in RIGHT:
-            skip(f"{lib} {case.key[1]}: values {found}")
+        self.skip_unless_anchor(lib, y, partial(agrees, case.key[1]), RIGHT)
 
     def track_blocks(self, *params) -> int:
         return 0 if self.y is None else blocks(self.y)

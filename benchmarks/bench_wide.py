@@ -7,9 +7,9 @@ the library a parameter; a library whose values differ from numpy.pad's is skipp
 
 from __future__ import annotations
 
+from functools import partial
 from types import SimpleNamespace
 
-import dask
 import dask.array as da
 import numpy as np
 
@@ -21,9 +21,7 @@ from .common import (
     _record,
     asv_params,
     cases,
-    once,
     same,
-    skip,
 )
 from .sources import normal
 
@@ -88,9 +86,4 @@ class Wide(_CaseSuite):
     params, param_names = asv_params(WITH_NUMPY, CASES, "mode")
 
     def check(self, lib, case, inputs, y) -> None:
-        def right() -> bool:
-            with dask.config.set(scheduler="threads"):
-                return same(case.key[0].split()[0], y.compute(), case.anchor(inputs))
-
-        if not once(("wide", lib, case.key), right):
-            skip(f"{lib} {case.key[0]}: values differ from numpy.pad's")
+        self.skip_unless_anchor(lib, y, partial(same, case.key[0].split()[0]))

@@ -16,7 +16,7 @@ import shutil
 import sys
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
@@ -301,11 +301,11 @@ def total(y: da.Array, *_: Any) -> Any:
 @dataclass(frozen=True)
 class Case:
     """One case of a section. ``inputs(cfg)``: its inputs at the size ``cfg`` asks for
-    (asv's: ``QUICK``); ``pad(fn, inputs)``: the padded array of a pad function with the
-    signature of ``LIBS``' ones; ``run(y, inputs, library)``: what is timed of it (computed
-    into memory, a sum, a store); ``anchor(inputs)``: the work it is timed against
-    (numpy.pad, the same work unpadded), or None. On local threads, or with ``scheduler``
-    None on whatever dask's configuration says (a cluster's client)."""
+    (asv's: ``QUICK``); ``pad(fn, inputs)``: the padded array of one of ``libs`` (by
+    library, ``LIBS`` unless given); ``run(y, inputs, library)``: what is timed of it
+    (computed into memory, a sum, a store); ``anchor(inputs)``: the work it is timed
+    against (numpy.pad, the same work unpadded), or None. On local threads, or with
+    ``scheduler`` None on whatever dask's configuration says (a cluster's client)."""
 
     key: tuple
     inputs: Callable[[Any], Any]
@@ -313,12 +313,15 @@ class Case:
     anchor: Callable[[Any], Any] | None = None
     run: Callable[..., Any] = compute
     scheduler: str | None = "threads"
+    libs: Any = field(default_factory=lambda: LIBS)
 
-    def padded(self, inputs: Any, libs: Any = LIBS, tried: bool = False) -> dict[str, da.Array]:
-        """Each library's padded array; with ``tried``, one whose pad raises is left out."""
+    def padded(self, inputs: Any, libs: Any = None, tried: bool = False) -> dict[str, da.Array]:
+        """The padded array of each of ``libs`` (names; all unless given); with ``tried``,
+        one whose pad raises is left out."""
+        names = self.libs if libs is None else libs
         if not tried:
-            return {lib: self.pad(LIBS[lib], inputs) for lib in libs}
-        made = {lib: attempt(partial(self.pad, LIBS[lib], inputs))[0] for lib in libs}
+            return {lib: self.pad(self.libs[lib], inputs) for lib in names}
+        made = {lib: attempt(partial(self.pad, self.libs[lib], inputs))[0] for lib in names}
         return {lib: y for lib, y in made.items() if y is not None}
 
     def runs(self, inputs: Any, padded: dict[str, da.Array], anchor: str = "numpy"):
@@ -352,13 +355,26 @@ class _CaseSuite:
     """asv's benchmarks over a section's cases (a subclass sets ``cases``, ``params`` and
     ``param_names``): ``setup`` builds the case at the ``--quick`` size for one library,
     ``anchor`` standing for the case's anchor; the case's run is timed, its peak memory
-    measured and the padded array's tasks counted (the anchor: 0)."""
+    measured and the padded array's tasks counted (the anchor: 0). Private, so that asv
+    collects its subclasses only, each in its section's module."""
 
     cases: dict[tuple, Case]
     anchor = NUMPY
 
     def check(self, lib: str, case: Case, inputs: Any, y: da.Array) -> None:
         """Skip (``skip``) a library whose values are known wrong; here, none."""
+
+    def skip_unless_anchor(self, lib: str, y: da.Array, verdict, right=(True,)) -> None:
+        """Skip ``lib`` unless ``verdict(its values, the anchor's)`` is one of ``right``
+        (found once per process)."""
+
+        def found() -> Any:
+            with self.case.scheduled():
+                return verdict(y.compute(), self.case.anchor(self.inputs))
+
+        got = once((type(self).__name__, lib, *self.case.key), found)
+        if got not in right:
+            skip(f"{lib} {self.case.key}: values {got}")
 
     inputs: Any = None
 
@@ -369,7 +385,7 @@ class _CaseSuite:
         if lib == self.anchor:
             self.run = self.case.runs(self.inputs, {}, lib)[lib]
             return
-        self.y = self.case.pad(LIBS[lib], self.inputs)
+        self.y = self.case.pad(self.case.libs[lib], self.inputs)
         self.check(lib, self.case, self.inputs, self.y)
         self.run = self.case.runs(self.inputs, {lib: self.y})[lib]
 
