@@ -22,20 +22,30 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import dask
 import dask.array as da
 import numpy as np
 
-import daskpad
-
-from .common import _progress, attempt, dask_pad, local_cluster
+from .common import (
+    DASK,
+    UNPADDED,
+    WITH_UNPADDED,
+    Case,
+    _CaseSuite,
+    _progress,
+    asv_params,
+    cases,
+    local_cluster,
+    total,
+)
 from .sources import source
 from .timing import rounds
 
 #: (label, mode, keywords): every mode family, with the statistics' slab and whole axis
-CASES: list[tuple[str, str, dict[str, Any]]] = [
+MODES: list[tuple[str, str, dict[str, Any]]] = [
     ("constant", "constant", {}),
     ("edge", "edge", {}),
     ("reflect", "reflect", {}),
@@ -53,20 +63,26 @@ def square(n: int, chunk: int) -> da.Array:
     return source((n, n), chunk, np.float64)
 
 
-def paired_sums(
-    x: da.Array, runs: dict[str, Callable[[], Any]], repeat: int
-) -> tuple[dict[str, float], float, dict[str, Any]]:
-    """Each run's median ratio to the unpadded sum of ``x`` in the same round, the median
-    unpadded seconds, and each run's result."""
-    got = rounds({"unpadded": lambda: _total(x), **runs}, repeat, memory=False)
-    ratios = {n: got.ratio(n, "unpadded") for n in runs}
-    return ratios, got.median("unpadded"), got.results
-
-
-def _total(y: da.Array) -> float:
+def _total(y: da.Array, *_: Any) -> float:
     """The pipeline timed: the sum, accumulated in float64 whatever the dtype, so that the
     two libraries' sums of float32 data compare to 1e-9."""
-    return float(y.sum(dtype=np.float64).compute())
+    return float(total(y))
+
+
+def _case(label: str, mode: str, kwargs: dict, scheduler: str | None = "threads") -> Case:
+    """pad + sum beside the unpadded sum; its inputs ``x`` and ``w`` at the ``--quick``
+    size are pad 8 on 1024², chunks 128 (``section_ahead`` sets its own geometries)."""
+    return Case(
+        (label,),
+        inputs=lambda cfg: SimpleNamespace(x=square(1024, 128), w=8),
+        pad=lambda fn, i: fn(i.x, i.w, mode, **kwargs),
+        anchor=lambda i: _total(i.x),
+        run=_total,
+        scheduler=scheduler,
+    )
+
+
+CASES = cases(*(_case(*m) for m in MODES))
 
 
 def _rows(
@@ -81,30 +97,26 @@ def _rows(
     """One row per case; ``make()`` gives the input, ``scheduler`` None: the active
     client's."""
     rows = []
-    for label, mode, kwargs in CASES:
-        x = make()
-        ours = daskpad.pad(x, width, mode=mode, **kwargs)
-        theirs, _ = attempt(
-            lambda x=x, mode=mode, kwargs=kwargs: dask_pad(x, width, mode, **kwargs)
-        )
-        runs = {"daskpad": lambda y=ours: _total(y)}
-        if theirs is not None:
-            runs["dask.array.pad"] = lambda y=theirs: _total(y)
-        with dask.config.set({"scheduler": scheduler} if scheduler else {}):
-            ratio, base, results = paired_sums(x, runs, repeat)
+    for label, mode, kwargs in MODES:
+        case, i = _case(label, mode, kwargs, scheduler), SimpleNamespace(x=make(), w=width)
+        padded = case.padded(i, tried=True)
+        theirs = padded.get(DASK)
+        got = case.timed(i, padded, repeat, anchor="unpadded", memory=False)
+        ratio = {lib: got.ratio(lib, "unpadded") for lib in padded}
+        results = got.results
         right = theirs is not None and bool(
-            np.isclose(results["dask.array.pad"], results["daskpad"], rtol=1e-9)
+            np.isclose(results[DASK], results["daskpad"], rtol=1e-9)
         )
         row: dict[str, Any] = {
             "geometry": geometry,
             "mode": label,
-            "unpadded s": base,
+            "unpadded s": got.median("unpadded"),
             "daskpad ratio": ratio["daskpad"],
-            "dask.array.pad ratio": (
-                ratio["dask.array.pad"] if right else ("wrong" if theirs is not None else "none")
+            DASK + " ratio": (
+                ratio[DASK] if right else ("wrong" if theirs is not None else "none")
             ),
         }
-        bars = [ratio["dask.array.pad"] + 0.03] if right else []
+        bars = [ratio[DASK] + 0.03] if right else []
         whole_axis = mode == "mean" and "stat_length" not in kwargs
         if everyday:
             bars.append(1.3 if whole_axis else 1.10)
@@ -128,15 +140,16 @@ def _slab_reads(x: da.Array, width: int) -> float:
 def _slab_reads_row(cfg: Any, geometry: str, x: da.Array, width: int, repeat: int) -> dict:
     """The floor under a slab mode's ratio: plain dask's sum that also reads the edge slabs
     (:func:`_slab_reads`), as a ratio to the unpadded sum in the same rounds."""
+    fns = {"unpadded": lambda: _total(x), "reads": lambda: _slab_reads(x, width)}
     with dask.config.set(scheduler="threads"):
-        ratio, base, _ = paired_sums(x, {"reads": lambda: _slab_reads(x, width)}, repeat)
+        got = rounds(fns, repeat, memory=False)
     row = {
         "geometry": geometry,
         "mode": f"(no pad) the sum and its {width}-wide edge slabs' sums, plain dask",
-        "unpadded s": base,
+        "unpadded s": got.median("unpadded"),
         "daskpad ratio": "-",
         "dask.array.pad ratio": "-",
-        "slab reads ratio": ratio["reads"],
+        "slab reads ratio": got.ratio("reads", "unpadded"),
         "target": None,
         "met": "-",
     }
@@ -198,24 +211,10 @@ def _cluster_rows(cfg: Any, repeat: int) -> list[dict]:
 # --------------------------------------------------------------------------------------
 
 
-class AheadPadSum:
+class AheadPadSum(_CaseSuite):
     """pad + sum at the ``--quick`` size (pad 8 on 1024², chunks 128), beside the unpadded
     sum ("unpadded" as one more library)."""
 
-    params = (["unpadded", "daskpad", "dask.array.pad"], [label for label, _m, _k in CASES])
-    param_names = ("library", "mode")
-
-    def setup(self, lib: str, label: str) -> None:
-        _label, mode, kwargs = next(c for c in CASES if c[0] == label)
-        x = square(1024, 128)
-        if lib == "unpadded":
-            self.y = x
-            return
-        y = daskpad.pad(x, 8, mode=mode, **kwargs) if lib == "daskpad" else None
-        if lib == "dask.array.pad":
-            y = dask_pad(x, 8, mode, **kwargs)  # NotImplementedError for median: asv skips
-        self.y = y
-
-    def time_pad_sum(self, lib: str, label: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.sum().compute()
+    cases = CASES
+    anchor = UNPADDED
+    params, param_names = asv_params(WITH_UNPADDED, CASES, "mode")

@@ -11,88 +11,63 @@ whole array (``--big-modes median`` runs it). asv: the ``--quick`` size (0.03 GB
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
-import dask
-import numpy as np
-
-import daskpad
-
-from .common import ALL_MODES, QUICK, UNPADDED, _progress, _record, tasks
+from .common import ALL_MODES, UNPADDED, Case, _CaseSuite, _progress, _record, asv_params, total
 from .sources import source
-from .timing import rounds
 
 # the bigger-than-memory modes: a whole-axis median would hold about the whole array
 BIG_MODES = [m for m in ALL_MODES if m != "median"] + ["median:256"]
 
 
-def _big_geometry(cfg):
-    """(side, chunk side, pad width) of the square source."""
+def _inputs(cfg) -> SimpleNamespace:
+    """The square source ``x`` and the pad width ``w``."""
     gb = 0.03 if cfg.quick else cfg.big_gb
     side = int(math.sqrt(gb * 1e9 / 4))
     side -= side % 4_096 if not cfg.quick else side % 256
     c = 256 if cfg.quick else 4_096
-    w = 256 if not cfg.quick else 16
-    return side, c, w
+    return SimpleNamespace(x=source((side, side), (c, c)), w=256 if not cfg.quick else 16)
 
 
-def _big_pad(x, w: int, mode: str):
-    """daskpad.pad of one BIG_MODES entry ("name" or "name:stat_length")."""
+def _case(mode: str) -> Case:
+    """One BIG_MODES entry ("name" or "name:stat_length"), beside the sum unpadded."""
     name, _, length = mode.partition(":")
     kwargs = {"stat_length": int(length)} if length else {}
-    return daskpad.pad(x, w, name, **kwargs)
+    return Case(
+        (mode,),
+        inputs=_inputs,
+        pad=lambda fn, i: fn(i.x, i.w, name, **kwargs),
+        anchor=lambda i: total(i.x),
+        run=total,
+    )
+
+
+CASES = {(mode,): _case(mode) for mode in BIG_MODES}
 
 
 def section_big(cfg) -> list[dict]:
-    side, c, w = _big_geometry(cfg)
-    x = source((side, side), (c, c))
+    i = _inputs(cfg)
     rows = []
-    with dask.config.set(scheduler="threads"):
-        for mode in cfg.big_modes or BIG_MODES:
-            name, _, length = mode.partition(":")
-            y = _big_pad(x, w, mode)
-            # each mode right after its own unpadded baseline (this VM drifts by 10-30%)
-            got = rounds(
-                {
-                    "unpadded": lambda: x.sum(dtype=np.float64).compute(),
-                    "daskpad": lambda y=y: y.sum(dtype=np.float64).compute(),
-                },
-                cfg.repeat,
-            )
-            label = f"{name} stat_length={length}" if length else mode
-            row = {"mode": label, "GB": y.nbytes / 1e9, "unpadded s": got.median("unpadded")}
-            row["unpadded MB"] = got.median_mb("unpadded")
-            t, m = got.median("daskpad"), got.median_mb("daskpad")
-            _record(row, "daskpad", t, m, y, True, rss=got.rss["daskpad"])
-            rows.append(row)
-            _progress(cfg, "big", row)
+    for mode in cfg.big_modes or BIG_MODES:
+        name, _, length = mode.partition(":")
+        case = _case(mode)
+        padded = case.padded(i, ["daskpad"])
+        # each mode right after its own unpadded baseline (this VM drifts by 10-30%)
+        got = case.timed(i, padded, cfg.repeat, anchor=UNPADDED)
+        label = f"{name} stat_length={length}" if length else mode
+        y = padded["daskpad"]
+        row = {"mode": label, "GB": y.nbytes / 1e9, "unpadded s": got.median(UNPADDED)}
+        row["unpadded MB"] = got.median_mb(UNPADDED)
+        t, m = got.median("daskpad"), got.median_mb("daskpad")
+        _record(row, "daskpad", t, m, y, True, rss=got.rss["daskpad"])
+        rows.append(row)
+        _progress(cfg, "big", row)
     return rows
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
-
-
-class Big:
+class Big(_CaseSuite):
     """Pad + sum of a lazily generated array, beside the same sum unpadded."""
 
-    params = ([UNPADDED, "daskpad"], BIG_MODES)
-    param_names = ("library", "mode")
-
-    def setup(self, lib: str, mode: str) -> None:
-        side, c, w = _big_geometry(QUICK)
-        x = source((side, side), (c, c))
-        self.y = x if lib == UNPADDED else _big_pad(x, w, mode)
-
-    def time_sum(self, lib: str, mode: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.sum(dtype=np.float64).compute()
-
-    def peakmem_sum(self, lib: str, mode: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.sum(dtype=np.float64).compute()
-
-    def track_tasks(self, lib: str, mode: str) -> int:
-        return tasks(self.y)
-
-    track_tasks.unit = "tasks"
+    cases = CASES
+    anchor = UNPADDED
+    params, param_names = asv_params([UNPADDED, "daskpad"], CASES, "mode")

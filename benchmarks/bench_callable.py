@@ -7,69 +7,46 @@ The function is ``common.user_pad`` (a ramp away from each edge), pad 4 and 64. 
 
 from __future__ import annotations
 
-import dask
-import numpy as np
-
 from .bench_correctness import skip_unless_right, verdict
-from .common import LIBS, QUICK, _progress, _record, tasks, user_pad
+from .common import LIBS, Case, _CaseSuite, _progress, _record, asv_params, cases, total, user_pad
 from .sources import source
-from .timing import rounds
 
 
-def _callable_geometry(cfg):
-    """(shape, chunks) of the lazily generated source."""
+def _source(cfg):
+    """The lazily generated source."""
     if cfg.quick:
-        return (1_024, 1_024), (256, 256)
-    return (16_384, 16_384), (2_048, 2_048)
+        return source((1_024, 1_024), (256, 256))
+    return source((16_384, 16_384), (2_048, 2_048))
 
 
-WIDTHS = [4, 64]
+def _case(width: int) -> Case:
+    return Case((width,), inputs=_source, pad=lambda fn, x: fn(x, width, user_pad), run=total)
+
+
+CASES = cases(_case(4), _case(64))
 
 
 def section_callable(cfg) -> list[dict]:
-    x = source(*_callable_geometry(cfg))
+    x = _source(cfg)
     rows = []
-    with dask.config.set(scheduler="threads"):
-        for w in WIDTHS:
-            row = {"array": f"{x.nbytes / 1e9:.2f} GB float32", "width": w}
-            padded = {lib: fn(x, w, user_pad) for lib, fn in LIBS.items()}
-            got = rounds(
-                {lib: lambda y=y: y.sum(dtype=np.float64).compute() for lib, y in padded.items()},
-                cfg.repeat,
-            )
-            for lib, y in padded.items():
-                ok = verdict(lib, "callable") == "ok"
-                t, m = got.median(lib), got.median_mb(lib)
-                _record(row, lib, t, m, y, ok, rss=got.rss[lib])
-            rows.append(row)
-            _progress(cfg, "callable", row)
+    for (w,), case in CASES.items():
+        row = {"array": f"{x.nbytes / 1e9:.2f} GB float32", "width": w}
+        padded = case.padded(x)
+        got = case.timed(x, padded, cfg.repeat)
+        for lib, y in padded.items():
+            ok = verdict(lib, "callable") == "ok"
+            t, m = got.median(lib), got.median_mb(lib)
+            _record(row, lib, t, m, y, ok, rss=got.rss[lib])
+        rows.append(row)
+        _progress(cfg, "callable", row)
     return rows
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
-
-
-class UserFunction:
+class UserFunction(_CaseSuite):
     """A user function as the mode: pad + sum on local threads."""
 
-    params = (list(LIBS), WIDTHS)
-    param_names = ("library", "width")
+    cases = CASES
+    params, param_names = asv_params(list(LIBS), CASES, "width")
 
-    def setup(self, lib: str, width: int) -> None:
+    def check(self, lib, case, inputs, y) -> None:
         skip_unless_right(lib, "callable")
-        self.y = LIBS[lib](source(*_callable_geometry(QUICK)), width, user_pad)
-
-    def time_pad_sum(self, lib: str, width: int) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.sum(dtype=np.float64).compute()
-
-    def peakmem_pad_sum(self, lib: str, width: int) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.sum(dtype=np.float64).compute()
-
-    def track_tasks(self, lib: str, width: int) -> int:
-        return tasks(self.y)
-
-    track_tasks.unit = "tasks"

@@ -8,13 +8,11 @@ asv: the ``--quick`` size (1024 x 1024 in 256 x 256 chunks, pad 8), one cluster 
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from .bench_pipeline import _pipelines, pipeline_case
-from .common import WITH_UNPADDED, local_cluster
+from . import bench_pipeline
+from .bench_pipeline import _pipelines, asv_cases
+from .common import WITH_UNPADDED, asv_params, local_cluster
 
 
 def section_cluster(cfg) -> list[dict]:
@@ -27,42 +25,31 @@ def section_cluster(cfg) -> list[dict]:
         return _pipelines(cfg, "cluster", modes, ["constant", "reflect", "mean"], cluster=True)
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
-
-
-class ClusterPipeline:
+class ClusterPipeline(bench_pipeline.Pipeline):
     """pad+reduce and pad+store on a 2-worker LocalCluster, beside the same pipeline
-    unpadded."""
+    unpadded: timed only."""
 
-    params = (WITH_UNPADDED, ["reduce", "store"], ["reflect", "mean"])
-    param_names = ("library", "pipeline", "mode")
+    cases = asv_cases(["reflect", "mean"], cluster=True)
+    params, param_names = asv_params(WITH_UNPADDED, cases, "pipeline", "mode")
+    peakmem_case = track_tasks = None  # type: ignore[assignment]
     # a cluster per sample: one sample, no warm-up rounds
     number = 1
     repeat = 1
     warmup_time = 0.0
     timeout = 180.0
-    tmp: Path | None = None
     cluster: Any = None
     client: Any = None
 
-    def setup(self, lib: str, pipeline: str, mode: str) -> None:
+    def setup(self, lib: str, *key: Any) -> None:
         import distributed
 
-        self.tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-"))
-        self.y, self.run = pipeline_case(lib, pipeline, mode, self.tmp, cluster=True)
+        super().setup(lib, *key)
         self.cluster = local_cluster()
         self.client = distributed.Client(self.cluster)
 
-    def teardown(self, lib: str, pipeline: str, mode: str) -> None:
-        # (asv calls it after a skipped setup too)
+    def teardown(self, *params: Any) -> None:
         if self.client is not None:
             self.client.close()
             self.cluster.close()
             self.client = self.cluster = None
-        if self.tmp is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def time_pipeline(self, lib: str, pipeline: str, mode: str) -> None:
-        self.run()
+        super().teardown(*params)

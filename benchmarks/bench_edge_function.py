@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import dask
@@ -27,28 +28,36 @@ import numpy as np
 
 import daskpad
 
-from .common import _progress, tasks, user_pad
+from .common import Case, _CaseSuite, _progress, cases, total, user_pad
 from .sources import source
 from .timing import PeakRSS, Took, rounds
 
-CASES = ("unpadded", "daskpad function", "daskpad edge_function", "dask.array.pad function")
+#: each case: the source (x) padded by w, or not
+PADS = {
+    "unpadded": lambda x, w: x,
+    "daskpad function": lambda x, w: daskpad.pad(x, w, user_pad),
+    "daskpad edge_function": lambda x, w: daskpad.pad(
+        x, w, daskpad.edge_function(user_pad, reads=1)
+    ),
+    "dask.array.pad function": lambda x, w: da.pad(x, w, user_pad),
+}
+CASES = tuple(PADS)
 #: (side, chunk, width) of the asv benchmarks: 16 MB in 16 x 16 chunks
 ASV_SIZE = (2_000, 125, 16)
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _inputs(side: int, chunk: int, width: int) -> SimpleNamespace:
+    return SimpleNamespace(x=source((side, side), (chunk, chunk)), w=width)
+
+
+#: the cases, their library the case's name; asv's at ``ASV_SIZE``
+CASE = Case((), lambda cfg: _inputs(*ASV_SIZE), lambda fn, i: fn(i.x, i.w), run=total, libs=PADS)
+
+
 def padded_sum(case: str, side: int, chunk: int, width: int) -> da.Array:
     """The float64 sum of a side x side source in chunks of chunk, padded as ``case``."""
-    x = source((side, side), (chunk, chunk))
-    y = {
-        "unpadded": lambda: x,
-        "daskpad function": lambda: daskpad.pad(x, width, user_pad),
-        "daskpad edge_function": lambda: daskpad.pad(
-            x, width, daskpad.edge_function(user_pad, reads=1)
-        ),
-        "dask.array.pad function": lambda: da.pad(x, width, user_pad),
-    }[case]()
-    return y.sum(dtype=np.float64)
+    return CASE.pad(PADS[case], _inputs(side, chunk, width)).sum(dtype=np.float64)
 
 
 def one(case: str, side: int, chunk: int, width: int) -> None:
@@ -99,29 +108,11 @@ def section_edge_function(cfg: Any) -> list[dict]:
     return rows
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
+_by_key = cases(CASE)
 
 
-class EdgeFunction:
+class EdgeFunction(_CaseSuite):
     """A user function padding whole lines, or from the edge chunks only: pad + sum."""
 
-    params = (list(CASES),)
-    param_names = ("case",)
-
-    def setup(self, case: str) -> None:
-        self.y = padded_sum(case, *ASV_SIZE)
-
-    def time_pad_sum(self, case: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.compute()
-
-    def peakmem_pad_sum(self, case: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.compute()
-
-    def track_tasks(self, case: str) -> int:
-        return tasks(self.y)
-
-    track_tasks.unit = "tasks"
+    cases = _by_key
+    params, param_names = (list(CASES),), ("case",)

@@ -7,6 +7,8 @@ arrays (0.8, 0.8 and 0.9 MB), the library a parameter.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import dask.array as da
 import numpy as np
 
@@ -14,20 +16,21 @@ from .bench_correctness import skip_unless_right, verdict
 from .common import (
     ALL_MODES,
     LIBS,
-    NUMPY,
     QUICK,
     WITH_NUMPY,
+    Case,
+    _CaseSuite,
     _progress,
     _record,
+    asv_params,
+    cases,
     mode_arg,
     same,
-    tasks,
 )
 from .sources import normal
-from .timing import rounds
 
 
-def _inmem_cases(cfg):
+def _arrays(cfg):
     if cfg.quick:
         return [
             ("1-D", (100_000,), (25_000,), ((100, 300),)),
@@ -41,24 +44,37 @@ def _inmem_cases(cfg):
     ]
 
 
+def _inputs(label: str, cfg) -> SimpleNamespace:
+    """The in-memory array ``a``, its dask array ``x`` and the ``widths`` of one array."""
+    _, shape, chunks, widths = next(c for c in _arrays(cfg) if c[0] == label)
+    a = normal(shape, 1)
+    return SimpleNamespace(a=a, x=da.from_array(a, chunks=chunks), widths=widths)
+
+
+def _case(label: str, name: str) -> Case:
+    mode = mode_arg(name)
+    return Case(
+        (label, name),
+        inputs=lambda cfg: _inputs(label, cfg),
+        pad=lambda fn, i: fn(i.x, i.widths, mode),
+        anchor=lambda i: np.pad(i.a, i.widths, mode=mode),
+    )
+
+
+CASES = cases(*(_case(label, name) for label, *_ in _arrays(QUICK) for name in ALL_MODES))
+
+
 def section_inmem(cfg) -> list[dict]:
     rows = []
-    for label, shape, chunks, widths in _inmem_cases(cfg):
-        a = normal(shape, 1)
-        x = da.from_array(a, chunks=chunks)
-        interior = tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))
+    for label, shape, *_ in _arrays(cfg):
+        i = _inputs(label, cfg)  # one array for every mode
+        interior = tuple(slice(b, b + n) for (b, _), n in zip(i.widths, shape))
         for name in ALL_MODES:
-            mode = mode_arg(name)
-            fns = {"numpy": lambda a=a, w=widths, m=mode: np.pad(a, w, mode=m)}
-            padded = {
-                lib: fn(x, widths, mode)
-                for lib, fn in LIBS.items()
-                if verdict(lib, name) != "unsupported"
-            }
-            fns.update({lib: y.compute for lib, y in padded.items()})
-            got = rounds(fns, cfg.repeat)
+            case = CASES[label, name]
+            padded = case.padded(i, [lib for lib in LIBS if verdict(lib, name) != "unsupported"])
+            got = case.timed(i, padded, cfg.repeat)
             row = {
-                "array": f"{label} {a.nbytes / 1e6:.0f} MB",
+                "array": f"{label} {i.a.nbytes / 1e6:.0f} MB",
                 "mode": name,
                 "numpy s": got.median("numpy"),
                 "numpy MB": got.median_mb("numpy"),
@@ -76,52 +92,12 @@ def section_inmem(cfg) -> list[dict]:
     return rows
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
+class InMem(_CaseSuite):
+    """Pad and compute into memory: the dask libraries and numpy.pad side by side; a
+    library that lacks the mode or gets it wrong on the tricky cases is skipped."""
 
-ARRAYS = [label for label, *_ in _inmem_cases(QUICK)]
+    cases = CASES
+    params, param_names = asv_params(WITH_NUMPY, CASES, "array", "mode")
 
-
-def _inmem_case(lib: str, label: str, name: str):
-    """(the in-memory array, the padded dask array or None for numpy.pad, the widths) of
-    one library on one of the ``--quick`` arrays."""
-    _, shape, chunks, widths = next(c for c in _inmem_cases(QUICK) if c[0] == label)
-    a = normal(shape, 1)
-    if lib == NUMPY:
-        return a, None, widths
-    skip_unless_right(lib, name)
-    return a, LIBS[lib](da.from_array(a, chunks=chunks), widths, mode_arg(name)), widths
-
-
-class InMem:
-    """Pad and compute into memory: the dask libraries and numpy.pad side by side."""
-
-    params = (WITH_NUMPY, ARRAYS, ALL_MODES)
-    param_names = ("library", "array", "mode")
-
-    def setup(self, lib: str, label: str, name: str) -> None:
-        a, y, widths = _inmem_case(lib, label, name)
-        mode = mode_arg(name)
-        self.run = (lambda: np.pad(a, widths, mode=mode)) if y is None else y.compute
-
-    def time_pad(self, lib: str, label: str, name: str) -> None:
-        self.run()
-
-    def peakmem_pad(self, lib: str, label: str, name: str) -> None:
-        self.run()
-
-
-class InMemTasks:
-    """Tasks in the padded array's graph (the input's included)."""
-
-    params = (list(LIBS), ARRAYS, ALL_MODES)
-    param_names = ("library", "array", "mode")
-
-    def setup(self, lib: str, label: str, name: str) -> None:
-        self.y = _inmem_case(lib, label, name)[1]
-
-    def track_tasks(self, lib: str, label: str, name: str) -> int:
-        return tasks(self.y)
-
-    track_tasks.unit = "tasks"
+    def check(self, lib, case, inputs, y) -> None:
+        skip_unless_right(lib, case.key[1])

@@ -18,6 +18,8 @@ with a halo of 1 and v with none (time, memory, tasks).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import dask
 import dask.array as da
 import numpy as np
@@ -25,19 +27,18 @@ import numpy as np
 import daskpad
 import daskpad.dask
 
-from .common import QUICK, _progress, tasks
+from .common import Case, _CaseSuite, _progress, asv_params, cases, tasks, total
 from .sources import source
-from .timing import rounds
 
 #: numpy.pad's mode, and dask's boundary for it (None: dask has none)
 MODES = {"constant": 0.0, "edge": "nearest", "symmetric": "reflect", "wrap": "periodic"}
 MODES_DASKPAD_ONLY = ("reflect",)
 STENCILS = (3, 9)
-#: a mode per axis, numpy's words, and dask's boundary for it
+#: a mode per axis, numpy's words (dask's boundary for it: ``MODES`` of each)
 PER_AXIS = {0: "symmetric", 1: "wrap"}
-PER_AXIS_DASK = {0: "reflect", 1: "periodic"}
 #: the width of the per-axis pad compared with two chained pads
 PAD = 64
+THEIRS = "dask.map_overlap"
 
 
 def box(block: np.ndarray, k: int) -> np.ndarray:
@@ -53,69 +54,28 @@ def box(block: np.ndarray, k: int) -> np.ndarray:
     return out / (k * k)
 
 
-def _geometry(cfg):
+def _source(cfg) -> da.Array:
     if cfg.quick:
-        return (1_024, 1_024), (256, 256)
-    return (24_576, 24_576), (4_096, 4_096)
+        return source((1_024, 1_024), (256, 256))
+    return source((24_576, 24_576), (4_096, 4_096))
 
 
-def _summed(y: da.Array):
-    return lambda: y.sum(dtype=np.float64).compute()
+def _boundary(mode):
+    """dask's boundary for numpy's mode, or for a mode per axis."""
+    return {a: MODES[m] for a, m in mode.items()} if isinstance(mode, dict) else MODES[mode]
 
 
-def _paired_row(
-    cfg,
-    head: dict,
-    ours: da.Array,
-    theirs: da.Array | None,
-    other: str = "dask.map_overlap",
-    ratio: str = "ratio (daskpad/dask)",
-) -> dict:
-    """``head`` and the time, memory and tasks of summing ``ours`` (daskpad) and, unless
-    None, ``theirs`` (``other``), timed in paired rounds; reported as progress."""
-    cases = {"daskpad": _summed(ours)}
-    if theirs is not None:
-        cases[other] = _summed(theirs)
-    got = rounds(cases, cfg.repeat)
-    row = head | {
-        "daskpad s": got.median("daskpad"),
-        "daskpad MB": got.median_mb("daskpad"),
-        "daskpad tasks": tasks(ours),
-    }
-    if theirs is not None:
-        row |= {
-            f"{other} s": got.median(other),
-            f"{other} MB": got.median_mb(other),
-            f"{other} tasks": tasks(theirs),
-            ratio: f"{got.median('daskpad') / got.median(other):.2f}x",
-        }
-    _progress(cfg, "overlap", row)
-    return row
+#: the k x k box filter with numpy's mode (or a mode per axis), through each library
+OVERLAPS = {
+    "daskpad": lambda x, k, mode: daskpad.map_overlap(box, x, k // 2, mode, k=k, dtype=np.float32),
+    THEIRS: lambda x, k, mode: da.map_overlap(
+        box, x, depth=k // 2, boundary=_boundary(mode), k=k, dtype=np.float32
+    ),
+}
 
 
-def section_overlap(cfg) -> list[dict]:
-    x = source(*_geometry(cfg))
-    rows = []
-    with dask.config.set(scheduler="threads"):
-        for k in STENCILS:
-            depth = k // 2
-            for mode in (*MODES, *MODES_DASKPAD_ONLY):
-                ours = daskpad.map_overlap(box, x, depth, mode, k=k, dtype=np.float32)
-                theirs = None
-                if mode in MODES:
-                    theirs = da.map_overlap(
-                        box, x, depth=depth, boundary=MODES[mode], k=k, dtype=np.float32
-                    )
-                head = {
-                    "array": f"{x.nbytes / 1e9:.2f} GB float32",
-                    "stencil": f"{k} x {k}",
-                    "mode": mode,
-                    "dask boundary": repr(MODES[mode]) if mode in MODES else "none",
-                }
-                rows.append(_paired_row(cfg, head, ours, theirs))
-        rows += _per_axis_rows(cfg, x)
-        rows += _two_array_rows(cfg, x)
-    return rows
+def _stencil(mode, k: int, key: tuple) -> Case:
+    return Case(key, _source, lambda fn, x: fn(x, k, mode), run=total, libs=OVERLAPS)
 
 
 def weighted_difference(bu: np.ndarray, bv: np.ndarray) -> np.ndarray:
@@ -131,34 +91,20 @@ def two_arrays(u: da.Array, v: da.Array, depths: list[int], lib: str) -> da.Arra
     """:func:`weighted_difference` of ``u`` and ``v`` with a halo of ``depths`` (one per
     array), periodic at the edges, through ``lib``."""
     words = ["periodic" if d else "none" for d in depths]
-    if lib == "daskpad":
-        run = daskpad.dask.map_overlap
-    else:
-        run = da.map_overlap
+    run = daskpad.dask.map_overlap if lib == "daskpad" else da.map_overlap
     return run(weighted_difference, u, v, depth=depths, boundary=words, dtype=np.float32)
 
 
-def _two_array_rows(cfg, u: da.Array) -> list[dict]:
-    """Two arrays, u and v, through each library: both with a halo of 1, and v with none."""
-    v = u * np.float32(0.5) + np.float32(1)
-    rows = []
-    for depths in ([1, 1], [1, 0]):
-        ours, theirs = (two_arrays(u, v, depths, lib) for lib in ("daskpad", "dask"))
-        head = {
-            "array": f"2 x {u.nbytes / 1e9:.2f} GB float32",
-            "stencil": f"(u[j+1] - u[j-1]) * v, depths {depths}",
-            "mode": "wrap",
-            "dask boundary": repr(["periodic" if d else "none" for d in depths]),
-        }
-        rows.append(_paired_row(cfg, head, ours, theirs))
-    return rows
+def _two(depths: str) -> Case:
+    """Two arrays, u and v, through each library, with a halo of ``depths`` ("1,1")."""
+    d = [int(n) for n in depths.split(",")]
 
+    def inputs(cfg) -> SimpleNamespace:
+        u = _source(cfg)
+        return SimpleNamespace(u=u, v=u * np.float32(0.5) + np.float32(1))
 
-def per_axis_overlap(x: da.Array, k: int, lib: str) -> da.Array:
-    """The k x k box filter with a boundary per axis, through ``lib``."""
-    if lib == "daskpad":
-        return daskpad.map_overlap(box, x, k // 2, PER_AXIS, k=k, dtype=np.float32)
-    return da.map_overlap(box, x, depth=k // 2, boundary=PER_AXIS_DASK, k=k, dtype=np.float32)
+    libs = {lib: lambda i, lib=lib: two_arrays(i.u, i.v, d, lib) for lib in OVERLAPS}
+    return Case((depths,), inputs, lambda fn, i: fn(i), run=total, libs=libs)
 
 
 def per_axis_pad(x: da.Array, calls: str) -> da.Array:
@@ -170,104 +116,91 @@ def per_axis_pad(x: da.Array, calls: str) -> da.Array:
     return daskpad.pad(y, ((0, 0), (PAD, PAD)), PER_AXIS[1])
 
 
-def _per_axis_rows(cfg, x: da.Array) -> list[dict]:
+CALLS = {
+    calls: lambda x, calls=calls: per_axis_pad(x, calls) for calls in ("one call", "two calls")
+}
+STENCIL = cases(*(_stencil(m, k, (m, k)) for m in MODES for k in STENCILS))
+PER_AXIS_CASES = cases(*(_stencil(PER_AXIS, k, (k,)) for k in STENCILS))
+PER_AXIS_PAD = cases(Case((), _source, lambda fn, x: fn(x), run=total, libs=CALLS))
+TWO_ARRAYS = cases(_two("1,1"), _two("1,0"))
+
+
+def _paired_row(cfg, head: dict, case: Case, inputs, libs=None, ratio="ratio (daskpad/dask)"):
+    """``head`` and the time, memory and tasks of the case through each of its libraries
+    (``libs``: {name: shown as}), timed in paired rounds; reported as progress."""
+    libs = libs or {lib: lib for lib in case.libs}
+    padded = case.padded(inputs, libs)
+    got = case.timed(inputs, padded, cfg.repeat)
+    row = dict(head)
+    for lib, y in padded.items():
+        row |= {f"{libs[lib]} s": got.median(lib), f"{libs[lib]} MB": got.median_mb(lib)}
+        row[f"{libs[lib]} tasks"] = tasks(y)
+    if len(padded) == 2:
+        ours, other = padded
+        row[ratio] = f"{got.median(ours) / got.median(other):.2f}x"
+    _progress(cfg, "overlap", row)
+    return row
+
+
+def section_overlap(cfg) -> list[dict]:
+    x = _source(cfg)
+    array = f"{x.nbytes / 1e9:.2f} GB float32"
     rows = []
-    array, shown = f"{x.nbytes / 1e9:.2f} GB float32", repr(PER_AXIS)
-    for k in STENCILS:
-        ours, theirs = (per_axis_overlap(x, k, lib) for lib in ("daskpad", "dask"))
-        head = {
-            "array": array,
-            "stencil": f"{k} x {k}",
-            "mode": shown,
-            "dask boundary": repr(PER_AXIS_DASK),
-        }
-        rows.append(_paired_row(cfg, head, ours, theirs))
-    one, two = per_axis_pad(x, "one call"), per_axis_pad(x, "two calls")
-    head = {"array": array, "stencil": f"daskpad.pad {PAD}, summed", "mode": shown}
-    rows.append(_paired_row(cfg, head, one, two, "two daskpad.pad calls", "ratio (one/two calls)"))
+    with dask.config.set(scheduler="threads"):
+        for k in STENCILS:
+            for mode in (*MODES, *MODES_DASKPAD_ONLY):
+                head = {"array": array, "stencil": f"{k} x {k}", "mode": mode}
+                head["dask boundary"] = repr(MODES[mode]) if mode in MODES else "none"
+                libs = None if mode in MODES else {"daskpad": "daskpad"}
+                rows.append(_paired_row(cfg, head, _stencil(mode, k, ()), x, libs))
+        for (k,), case in PER_AXIS_CASES.items():
+            head = {"array": array, "stencil": f"{k} x {k}", "mode": repr(PER_AXIS)}
+            head["dask boundary"] = repr(_boundary(PER_AXIS))
+            rows.append(_paired_row(cfg, head, case, x))
+        head = {"array": array, "stencil": f"daskpad.pad {PAD}, summed", "mode": repr(PER_AXIS)}
+        (case,) = PER_AXIS_PAD.values()
+        shown = {"one call": "daskpad", "two calls": "two daskpad.pad calls"}
+        rows.append(_paired_row(cfg, head, case, x, shown, "ratio (one/two calls)"))
+        for (depths,), case in TWO_ARRAYS.items():
+            d = [int(n) for n in depths.split(",")]
+            head = {
+                "array": f"2 x {array}",
+                "stencil": f"(u[j+1] - u[j-1]) * v, depths {d}",
+                "mode": "wrap",
+                "dask boundary": repr(["periodic" if n else "none" for n in d]),
+            }
+            rows.append(_paired_row(cfg, head, case, case.inputs(cfg)))
     return rows
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
-
-
-class _Summed:
-    """asv benchmarks of ``self.y`` (made by ``setup``): its tasks, and its sum on local
-    threads for the subclass's time and memory benchmarks."""
-
-    y: da.Array
-
-    def _sum(self) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.sum(dtype=np.float64).compute()
-
-    def track_tasks(self, *params) -> int:
-        return tasks(self.y)
-
-    track_tasks.unit = "tasks"
-
-
-class _StencilSum(_Summed):
-    def time_stencil_sum(self, *params) -> None:
-        self._sum()
-
-    def peakmem_stencil_sum(self, *params) -> None:
-        self._sum()
-
-
-class Stencil(_StencilSum):
+class Stencil(_CaseSuite):
     """A box filter with a halo, reduced on local threads: daskpad.map_overlap with
     numpy's mode against dask.array.map_overlap with the matching boundary."""
 
-    params = (["daskpad", "dask.map_overlap"], list(MODES), list(STENCILS))
-    param_names = ("library", "mode", "stencil")
-
-    def setup(self, lib: str, mode: str, k: int) -> None:
-        x = source(*_geometry(QUICK))
-        if lib == "daskpad":
-            self.y = daskpad.map_overlap(box, x, k // 2, mode, k=k, dtype=np.float32)
-        else:
-            self.y = da.map_overlap(
-                box, x, depth=k // 2, boundary=MODES[mode], k=k, dtype=np.float32
-            )
+    cases = STENCIL
+    params, param_names = asv_params(list(OVERLAPS), STENCIL, "mode", "stencil")
 
 
-class PerAxis(_StencilSum):
+class PerAxis(_CaseSuite):
     """A box filter with a boundary per axis (symmetric latitude, periodic longitude),
     reduced on local threads: daskpad.map_overlap against dask.array.map_overlap."""
 
-    params = (["daskpad", "dask.map_overlap"], list(STENCILS))
-    param_names = ("library", "stencil")
-
-    def setup(self, lib: str, k: int) -> None:
-        self.y = per_axis_overlap(source(*_geometry(QUICK)), k, lib)
+    cases = PER_AXIS_CASES
+    params, param_names = asv_params(list(OVERLAPS), PER_AXIS_CASES, "stencil")
 
 
-class PerAxisPad(_Summed):
+class PerAxisPad(_CaseSuite):
     """A pad with a mode per axis in one daskpad.pad call against two chained calls,
     padded and reduced on local threads."""
 
-    params = (["one call", "two calls"],)
-    param_names = ("calls",)
-
-    def setup(self, calls: str) -> None:
-        self.y = per_axis_pad(source(*_geometry(QUICK)), calls)
-
-    def time_pad_sum(self, calls: str) -> None:
-        self._sum()
+    cases = PER_AXIS_PAD
+    params, param_names = (list(CALLS),), ("calls",)
 
 
-class TwoArrays(_StencilSum):
+class TwoArrays(_CaseSuite):
     """A centred difference of u weighted by v, through daskpad.dask.map_overlap and
     dask.array.map_overlap (periodic; v with a halo of 1 or none), reduced on local
     threads."""
 
-    params = (["daskpad", "dask.map_overlap"], ["1,1", "1,0"])
-    param_names = ("library", "depths")
-
-    def setup(self, lib: str, depths: str) -> None:
-        u = source(*_geometry(QUICK))
-        v = u * np.float32(0.5) + np.float32(1)
-        self.y = two_arrays(u, v, [int(d) for d in depths.split(",")], lib)
+    cases = TWO_ARRAYS
+    params, param_names = asv_params(list(OVERLAPS), TWO_ARRAYS, "depths")

@@ -15,54 +15,77 @@ from __future__ import annotations
 import math
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import dask
-import dask.array as da
-import numpy as np
 
 import daskpad
 from daskpad.core.chunks import regular_chunks
 
 from .bench_correctness import skip_unless_right, verdict
-from .common import ALL_MODES, LIBS, QUICK, UNPADDED, WITH_UNPADDED, _progress, _record, tasks
+from .common import (
+    ALL_MODES,
+    LIBS,
+    WITH_UNPADDED,
+    Case,
+    _CaseSuite,
+    _progress,
+    _record,
+    asv_params,
+    cases,
+    total,
+)
 from .sources import source, store_zarr
-from .timing import rounds
 
 
-def _pipeline_geometry(cfg, cluster: bool = False):
-    """(shape, chunks, pad width) of the lazily generated float32 source."""
+def _inputs(cfg, cluster: bool = False) -> SimpleNamespace:
+    """The lazily generated float32 source ``x``, the pad width ``w`` and a new temporary
+    directory ``tmp`` for the stores."""
     if cfg.quick:
-        return (1_024, 1_024), (256, 256), 8
-    if cluster:  # 12_288 / 2_048 / 64 by default: 0.6 GB
+        shape, chunks, w = (1_024, 1_024), (256, 256), 8
+    elif cluster:  # 12_288 / 2_048 / 64 by default: 0.6 GB
         n, c = cfg.cluster_side, cfg.cluster_chunk
-        return (n, n), (c, c), cfg.cluster_width
-    # the scale targets' "pad of 64 on a 3 GB lazily generated array": 3.3 GB, 7 x 7 chunks
-    return (28_672, 28_672), (4_096, 4_096), 64
+        shape, chunks, w = (n, n), (c, c), cfg.cluster_width
+    else:  # the scale targets' "pad of 64 on a 3 GB lazily generated array": 3.3 GB
+        shape, chunks, w = (28_672, 28_672), (4_096, 4_096), 64
+    tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+    return SimpleNamespace(x=source(shape, chunks), w=w, tmp=tmp)
 
 
-def _baselines(x: da.Array, tmp: Path) -> dict[str, Callable[[], Any]]:
-    """Each pipeline without the pad."""
-    return {
-        "reduce": lambda: x.sum(dtype=np.float64).compute(),
-        "store": lambda: store_zarr(x, str(tmp / "x.zarr"), x.chunks),
-    }
-
-
-def _padded_run(lib, fn, x, w, tmp: Path, pipeline: str, mode: str, policy):
-    """(padded array, the pipeline on it) of one library."""
+def _unpadded(pipeline: str, i: SimpleNamespace) -> Any:
+    """The pipeline without the pad."""
     if pipeline == "reduce":
-        y = fn(x, w, mode)
-        return y, lambda: y.sum(dtype=np.float64).compute()
-    if lib == "daskpad":  # its own writer, in the policy's chunks
-        y = daskpad.pad(x, w, mode, chunks=policy)
-        return y, lambda: daskpad.to_zarr(y, tmp / "daskpad.zarr", overwrite=True)
-    # dask.array.pad's result rechunked to the same chunks
-    y = fn(x, w, mode)
-    target = regular_chunks(x.chunks, y.shape, even=policy == "even")
-    return y, lambda: store_zarr(y, str(tmp / f"{lib}.zarr"), target)
+        return total(i.x)
+    return store_zarr(i.x, str(i.tmp / "x.zarr"), i.x.chunks)
+
+
+def _store(y, i: SimpleNamespace, lib: str, policy: str) -> Any:
+    """daskpad's result with its own writer; dask.array.pad's rechunked to the same
+    chunks."""
+    if lib == "daskpad":
+        return daskpad.to_zarr(y, i.tmp / "daskpad.zarr", overwrite=True)
+    target = regular_chunks(i.x.chunks, y.shape, even=policy == "even")
+    return store_zarr(y, str(i.tmp / f"{lib}.zarr"), target)
+
+
+def pipeline_case(pipeline: str, mode: str, policy: str | None, cluster: bool = False) -> Case:
+    """pad+reduce, or pad+store with daskpad's result in the chunk ``policy``."""
+
+    def pad(fn, i: SimpleNamespace):
+        if pipeline == "store" and fn is daskpad.pad:
+            return daskpad.pad(i.x, i.w, mode, chunks=policy)
+        return fn(i.x, i.w, mode)
+
+    return Case(
+        (pipeline, mode),
+        inputs=lambda cfg: _inputs(cfg, cluster),
+        pad=pad,
+        anchor=lambda i: _unpadded(pipeline, i),
+        run=total if pipeline == "reduce" else lambda y, i, lib: _store(y, i, lib, policy),
+        scheduler=None if cluster else "threads",
+    )
 
 
 def _pipeline_cases(modes: list[str], store_modes: list[str]):
@@ -73,29 +96,19 @@ def _pipeline_cases(modes: list[str], store_modes: list[str]):
 
 
 def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluster=False):
-    shape, chunks, w = _pipeline_geometry(cfg, cluster)
-    x = source(shape, chunks)
-    padded_bytes = math.prod(n + 2 * w for n in shape) * 4
-    byte_ratio = padded_bytes / x.nbytes
-    tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+    i = _inputs(cfg, cluster)
+    byte_ratio = math.prod(n + 2 * i.w for n in i.x.shape) / math.prod(i.x.shape)
     rows = []
-    baselines = _baselines(x, tmp)
     try:
         for pipeline, mode, policy in _pipeline_cases(modes, store_modes):
             row: dict[str, Any] = {
                 "pipeline": f"pad+{pipeline}",
                 "mode": mode if policy is None else f"{mode} chunks={policy}",
             }
-            runs: dict[str, Callable[[], Any]] = {"unpadded": baselines[pipeline]}
-            padded: dict[str, da.Array] = {}
-            for lib, fn in LIBS.items():
-                if verdict(lib, mode) == "unsupported":
-                    continue
-                case = _padded_run(lib, fn, x, w, tmp, pipeline, mode, policy)
-                if case is not None:
-                    padded[lib], runs[lib] = case
+            case = pipeline_case(pipeline, mode, policy, cluster)
+            padded = case.padded(i, [lib for lib in LIBS if verdict(lib, mode) != "unsupported"])
             # each case is timed in turn with its own unpadded baseline, round by round
-            got = rounds(runs, cfg.repeat)
+            got = case.timed(i, padded, cfg.repeat, anchor="unpadded")
             row["unpadded s"] = got.median("unpadded")
             row["unpadded MB"] = got.median_mb("unpadded")
             row["bytes ratio"] = byte_ratio
@@ -108,7 +121,7 @@ def _pipelines(cfg, label: str, modes: list[str], store_modes: list[str], cluste
             rows.append(row)
             _progress(cfg, label, row)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(i.tmp, ignore_errors=True)
     return rows
 
 
@@ -117,52 +130,24 @@ def section_pipeline(cfg) -> list[dict]:
         return _pipelines(cfg, "pipeline", ALL_MODES, ["constant", "reflect", "wrap", "mean"])
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
-
-
-def pipeline_case(lib: str, pipeline: str, mode: str, tmp: Path, cluster: bool = False):
-    """(the array the pipeline reads, the pipeline) of one library at the ``--quick`` size,
-    stores chunked "regular"; skips (NotImplementedError) what the report leaves out."""
-    shape, chunks, w = _pipeline_geometry(QUICK, cluster)
-    x = source(shape, chunks)
-    if lib == UNPADDED:
-        return x, _baselines(x, tmp)[pipeline]
-    skip_unless_right(lib, mode)
-    return _padded_run(lib, LIBS[lib], x, w, tmp, pipeline, mode, "regular")
-
-
-class Pipeline:
-    """pad+reduce and pad+store on local threads, beside the same pipeline unpadded."""
-
-    params = (
-        WITH_UNPADDED,
-        ["reduce", "store"],
-        ["constant", "reflect", "wrap", "mean"],
+def asv_cases(modes: list[str], cluster: bool = False) -> dict[tuple, Case]:
+    """pad+reduce and pad+store (chunks "regular") in each mode, at the ``--quick`` size."""
+    return cases(
+        *(
+            pipeline_case(pipeline, mode, "regular" if pipeline == "store" else None, cluster)
+            for pipeline in ("reduce", "store")
+            for mode in modes
+        )
     )
-    param_names = ("library", "pipeline", "mode")
-    tmp: Path | None = None
 
-    def setup(self, lib: str, pipeline: str, mode: str) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-"))
-        self.y, self.run = pipeline_case(lib, pipeline, mode, self.tmp)
 
-    def teardown(self, lib: str, pipeline: str, mode: str) -> None:
-        # (asv calls it after a skipped setup too)
-        if self.tmp is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
+class Pipeline(_CaseSuite):
+    """pad+reduce and pad+store on local threads, beside the same pipeline unpadded; the
+    tasks are those of the graph the pipeline reads (the input's included)."""
 
-    def time_pipeline(self, lib: str, pipeline: str, mode: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.run()
+    cases = asv_cases(["constant", "reflect", "wrap", "mean"])
+    anchor = "unpadded"
+    params, param_names = asv_params(WITH_UNPADDED, cases, "pipeline", "mode")
 
-    def peakmem_pipeline(self, lib: str, pipeline: str, mode: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.run()
-
-    def track_tasks(self, lib: str, pipeline: str, mode: str) -> int:
-        """Tasks in the graph of the array the pipeline reads (the input's included)."""
-        return tasks(self.y)
-
-    track_tasks.unit = "tasks"
+    def check(self, lib, case, inputs, y) -> None:
+        skip_unless_right(lib, case.key[1])

@@ -40,7 +40,8 @@ not numpy.pad's (up to rounding) is skipped.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 import dask
@@ -60,12 +61,15 @@ from .common import (
     QUICK_MODES,
     RIGHT,
     WITH_NUMPY,
+    Case,
+    _CaseSuite,
     _progress,
     agrees,
+    asv_params,
     attempt,
     blocks,
+    cases,
     largest_block,
-    once,
     skip,
     targets,
     verdict_of,
@@ -90,68 +94,88 @@ def _remainder_cases(cfg) -> list[tuple[str, tuple[int, ...], Any, int]]:
     ]
 
 
+def _inputs(label: str, cfg) -> SimpleNamespace:
+    """The in-memory array ``a``, its dask array ``x``, the width ``w`` of one case."""
+    _, shape, chunks, w = next(c for c in _remainder_cases(cfg) if c[0] == label)
+    a = normal(shape, 0)
+    return SimpleNamespace(a=a, x=da.from_array(a, chunks=chunks), w=w)
+
+
+def _case(label: str, name: str, policy: str) -> Case:
+    """daskpad.pad in the chunk ``policy``; under "regular", dask.array.pad's result
+    rechunked to the chunks of daskpad's."""
+    mode, kw = MODE_ARGS[name]
+
+    def pad(fn, i):
+        if fn is daskpad.pad or policy == "default":
+            return fn(i.x, i.w, mode, **kw, **({} if policy == "default" else {"chunks": policy}))
+        return fn(i.x, i.w, mode, **kw).rechunk(_target(i, mode, kw))
+
+    return Case(
+        (label, name, policy),
+        inputs=lambda cfg: _inputs(label, cfg),
+        pad=pad,
+        anchor=lambda i: np.pad(i.a, i.w, mode, **kw),
+    )
+
+
+def _target(i: SimpleNamespace, mode: str, kw: dict):
+    """The chunks of daskpad's result under "regular", or the regular chunks it would have."""
+    ours, _ = attempt(lambda: daskpad.pad(i.x, i.w, mode, chunks="regular", **kw))
+    if ours is not None:
+        return ours.chunks
+    return regular_chunks(i.x.chunks, tuple(n + 2 * i.w for n in i.x.shape))
+
+
+POLICIES = ["default", "regular"]
+#: asv's: the ``--quick`` cases and modes
+CASES = cases(
+    *(
+        _case(label, name, policy)
+        for label, *_ in _remainder_cases(QUICK)
+        for name in QUICK_MODES
+        for policy in POLICIES
+    )
+)
+
+
 def section_remainders(cfg) -> list[dict]:
     budget = chunk_budget()
     modes = QUICK_MODES if cfg.quick else ALL
     rows = []
     with dask.config.set(scheduler="threads"):
-        for label, shape, chunks, w in _remainder_cases(cfg):
-            a = normal(shape, 0)
-            x = da.from_array(a, chunks=chunks)
+        for label, *_ in _remainder_cases(cfg):
+            i = _inputs(label, cfg)
             for name in modes:
                 mode, kw = MODE_ARGS[name]
-                want = np.pad(a, w, mode, **kw)
-                for policy in ("default", "regular"):
-                    rows.append(_remainder_row(cfg, label, x, a, w, name, policy, want, budget))
+                want = np.pad(i.a, i.w, mode, **kw)
+                for policy in POLICIES:
+                    rows.append(_remainder_row(cfg, _case(label, name, policy), i, want, budget))
                     _progress(cfg, "remainders", rows[-1])
                 del want
     return rows
 
 
-def _remainder_arrays(x: da.Array, w: int, name: str, policy: str, out_shape):
-    """daskpad's and dask.array.pad's results, each ``(array or None, error or None)``, and
-    the chunks dask.array.pad's is rechunked to (None under the "default" policy)."""
-    mode, kw = MODE_ARGS[name]
-    policy_kw = {} if policy == "default" else {"chunks": "regular"}
-    y_dp, err_dp = attempt(lambda: daskpad.pad(x, w, mode, **policy_kw, **kw))
-    if policy == "default":
-        target_chunks = None
-    else:
-        target_chunks = y_dp.chunks if y_dp is not None else regular_chunks(x.chunks, out_shape)
-
-    def dask_pad(mode=mode, kw=kw):
-        y = LIBS[DASK](x, w, mode, **kw)
-        return y if target_chunks is None else y.rechunk(target_chunks)
-
-    y_da, err_da = attempt(dask_pad)
-    return (y_dp, err_dp), (y_da, err_da), target_chunks
-
-
-def _remainder_row(cfg, label, x, a, w, name, policy, want, budget) -> dict:
-    mode, kw = MODE_ARGS[name]
-    (y_dp, err_dp), (y_da, err_da), target_chunks = _remainder_arrays(
-        x, w, name, policy, want.shape
-    )
+def _remainder_row(cfg, case: Case, i: SimpleNamespace, want, budget) -> dict:
+    label, name, policy = case.key
+    built = {lib: attempt(partial(case.pad, fn, i)) for lib, fn in LIBS.items()}
+    y_dp, y_da = (built[lib][0] for lib in LIBS)
     row: dict[str, Any] = {
         "case": label,
         "mode": name,
         "policy": policy,
         "out MB": want.nbytes / 1e6,
     }
-    fns: dict[str, Callable[[], Any]] = {"numpy": lambda: np.pad(a, w, mode, **kw)}
-    if y_dp is not None:
-        fns["daskpad"] = y_dp.compute
-    if y_da is not None:
-        fns[DASK] = y_da.compute
-    got = rounds(fns, cfg.repeat, memory=False, catch=True)
-    errors = got.errors | {k: v for k, v in (("daskpad", err_dp), (DASK, err_da)) if v}
+    padded = {lib: y for lib, (y, _) in built.items() if y is not None}
+    got = rounds(case.runs(i, padded), cfg.repeat, memory=False, catch=True)
+    errors = got.errors | {lib: err for lib, (_, err) in built.items() if err}
     check = {
         lib: verdict_of(got.results, errors, lib, lambda out: agrees(name, out, want))
-        for lib in ("daskpad", DASK)
+        for lib in LIBS
     }
     got.results.clear()
     row["numpy s"] = got.median("numpy")
-    for lib in ("daskpad", DASK):
+    for lib in LIBS:
         if lib in errors:
             row[f"{lib} s"] = errors[lib]
         elif check[lib] not in RIGHT:
@@ -162,35 +186,29 @@ def _remainder_row(cfg, label, x, a, w, name, policy, want, budget) -> dict:
     ratio = got.ratio("daskpad", DASK) if dask_right else None
     row["ratio"] = ratio if ratio is not None else "n/a"
 
-    _remainder_blocks(row, x, w, name, target_chunks, (y_dp, y_da), want, budget)
+    _remainder_blocks(row, case, i, (y_dp, y_da), want, budget)
     row["daskpad = numpy"] = check["daskpad"]
     row[f"{DASK} = numpy"] = check[DASK]
-    built = y_dp is not None
     targets(
         row,
         {
-            "blocks": built and blocks(y_dp) <= row["blocks limit"],
-            "largest": built and largest_block(y_dp) <= budget,
+            "blocks": y_dp is not None and blocks(y_dp) <= row["blocks limit"],
+            "largest": y_dp is not None and largest_block(y_dp) <= budget,
             "time": (ratio <= 1.5) if ratio is not None else None,
         },
     )
     return row
 
 
-def _remainder_blocks(row, x, w, name, target_chunks, padded, want, budget) -> None:
+def _remainder_blocks(row, case: Case, i, padded, want, budget) -> None:
     """The blocks and largest block of each result, the blocks limit of daskpad's, the budget."""
     y_dp, y_da = padded
     # blocks: dask.array.pad's count, or for median (which it lacks) its count in mean mode
     dask_count = blocks(y_da) if y_da is not None else None
     proxy = dask_count
-    if proxy is None and name == "median":
-        y_mean, _ = attempt(
-            lambda: (
-                LIBS[DASK](x, w, "mean")
-                if target_chunks is None
-                else LIBS[DASK](x, w, "mean").rechunk(target_chunks)
-            )
-        )
+    if proxy is None and case.key[1] == "median":
+        label, _, policy = case.key
+        y_mean, _ = attempt(lambda: _case(label, "mean", policy).pad(LIBS[DASK], i))
         proxy = blocks(y_mean) if y_mean is not None else None
     floor = math.ceil(want.nbytes / budget)
     limit = 2 * max(proxy if proxy is not None else 0, floor)
@@ -202,70 +220,28 @@ def _remainder_blocks(row, x, w, name, target_chunks, padded, want, budget) -> N
     row["budget B"] = budget
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
+class Remainders(_CaseSuite):
+    """``y.compute()`` of chunks that do not divide the shape, beside numpy.pad (under the
+    "default" policy: it has no chunks); the output's blocks and largest block's bytes
+    (0 for numpy.pad). A library whose values are not numpy.pad's is skipped."""
 
-CASES = [label for label, *_ in _remainder_cases(QUICK)]
-POLICIES = ["default", "regular"]
+    cases = CASES
+    params, param_names = asv_params(WITH_NUMPY, CASES, "case", "mode", "policy")
 
-
-def _remainder_case(lib: str, label: str, name: str, policy: str, check: bool = True):
-    """(the padded dask array or None, its computation) of one library on a ``--quick``
-    case; with ``check``, a library whose values are not numpy.pad's is skipped."""
-    _, shape, chunks, w = next(c for c in _remainder_cases(QUICK) if c[0] == label)
-    a = normal(shape, 0)
-    mode, kw = MODE_ARGS[name]
-    if lib == NUMPY:
-        if policy != "default":
+    def setup(self, lib: str, *key) -> None:
+        if lib == NUMPY and key[-1] != "default":
             skip("numpy.pad has no chunks: see policy='default'")
-        return None, lambda: np.pad(a, w, mode, **kw)
-    out_shape = tuple(n + 2 * w for n in shape)
-    dp, dk, _ = _remainder_arrays(da.from_array(a, chunks=chunks), w, name, policy, out_shape)
-    y, err = dp if lib == "daskpad" else dk
-    if err:
-        skip(f"{lib} {name}: {err}")
+        super().setup(lib, *key)
 
-    def right() -> str:
-        with dask.config.set(scheduler="threads"):
-            return agrees(name, y.compute(), np.pad(a, w, mode, **kw))
+    def check(self, lib, case, inputs, y) -> None:
+        self.skip_unless_anchor(lib, y, partial(agrees, case.key[1]), RIGHT)
 
-    found = once(("remainders", lib, label, name, policy), right) if check else "ok"
-    if found not in RIGHT:
-        skip(f"{lib} {name}: values {found}")
-    return y, y.compute
+    def track_blocks(self, *params) -> int:
+        return 0 if self.y is None else blocks(self.y)
 
+    track_blocks.unit = "blocks"  # type: ignore[attr-defined]
 
-class Remainders:
-    """``y.compute()`` of chunks that do not divide the shape, beside numpy.pad."""
+    def track_largest_block(self, *params) -> int:
+        return 0 if self.y is None else largest_block(self.y)
 
-    params = (WITH_NUMPY, CASES, QUICK_MODES, POLICIES)
-    param_names = ("library", "case", "mode", "policy")
-
-    def setup(self, lib: str, label: str, name: str, policy: str) -> None:
-        self.run = _remainder_case(lib, label, name, policy)[1]
-
-    def time_compute(self, lib: str, label: str, name: str, policy: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.run()
-
-
-class RemainderChunks:
-    """The output chunks: blocks, and the largest block's bytes (dask.array.pad's result
-    rechunked to daskpad's under the "regular" policy)."""
-
-    params = (list(LIBS), CASES, QUICK_MODES, POLICIES)
-    param_names = ("library", "case", "mode", "policy")
-
-    def setup(self, lib: str, label: str, name: str, policy: str) -> None:
-        self.y = _remainder_case(lib, label, name, policy, check=False)[0]
-
-    def track_blocks(self, lib: str, label: str, name: str, policy: str) -> int:
-        return blocks(self.y)
-
-    track_blocks.unit = "blocks"
-
-    def track_largest_block(self, lib: str, label: str, name: str, policy: str) -> int:
-        return largest_block(self.y)
-
-    track_largest_block.unit = "bytes"
+    track_largest_block.unit = "bytes"  # type: ignore[attr-defined]

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 import dask
@@ -40,13 +42,17 @@ from .common import (
     RIGHT,
     UNPADDED,
     WITH_UNPADDED,
+    Case,
+    _CaseSuite,
     _progress,
     agrees,
+    asv_params,
     attempt,
+    cases,
     once,
     skip,
     targets,
-    tasks,
+    total,
 )
 from .sources import source
 from .timing import rounds
@@ -101,6 +107,35 @@ def _widesum_rounds(cfg, unpadded: Callable[[], Any]) -> int:
     return cfg.repeat * (SHORT_ROUNDS if time.perf_counter() - t0 < SHORT else ROUNDS)
 
 
+def _inputs(case: str, cfg) -> SimpleNamespace:
+    """The source ``x`` of one case, its ``side``, ``chunk`` and pad width ``w``."""
+    _, side, chunk, w = next(c for c in _widesum_cases(cfg) if c[0] == case)
+    return SimpleNamespace(x=source((side, side), (chunk, chunk)), side=side, chunk=chunk, w=w)
+
+
+def _case(case: str, label: str) -> Case:
+    mode, kw = MODE_ARGS[label]
+    kw = {**kw, **WIDESUM_ARGS.get(label, {})}
+    return Case(
+        (case, label),
+        inputs=lambda cfg: _inputs(case, cfg),
+        pad=lambda fn, i: fn(i.x, i.w, mode, **kw),
+        anchor=lambda i: total(i.x),
+        run=total,
+    )
+
+
+#: asv's: the ``--quick`` cases and modes
+CASES = cases(
+    *(
+        _case(case, label)
+        for case, *_ in _widesum_cases(QUICK)
+        for label in QUICK_MODES
+        if label != "minimum"
+    )
+)
+
+
 def section_widesum(cfg) -> list[dict]:
     with dask.config.set(scheduler="threads"):
         return _widesum(cfg)
@@ -109,31 +144,29 @@ def section_widesum(cfg) -> list[dict]:
 def _widesum(cfg) -> list[dict]:
     rows = []
     for case, side, chunk, w in _widesum_cases(cfg):
-        x = source((side, side), (chunk, chunk))
+        i = _inputs(case, cfg)
         bytes_ratio = (side + 2 * w) ** 2 / side**2
         for label in QUICK_MODES if cfg.quick else ALL:
             if label == "minimum":  # maximum stands for both
                 continue
-            mode, kw = MODE_ARGS[label]
-            kw = {**kw, **WIDESUM_ARGS.get(label, {})}
             shown = label + "".join(f" {k}={v}" for k, v in WIDESUM_ARGS.get(label, {}).items())
             row: dict[str, Any] = {"case": case, "mode": shown, "bytes ratio": bytes_ratio}
             check = _small_check(label, side, chunk, w)
-            fns: dict[str, Callable[[], Any]] = {
-                "unpadded": lambda x=x: x.sum(dtype=np.float64).compute()
-            }
+            this = _case(case, label)
+            padded: dict[str, Any] = {}
             built: dict[str, str] = {}
             for lib, fn in LIBS.items():
                 if lib != "daskpad" and check[lib] not in RIGHT:
                     continue  # not timed: dask.array.pad lacks the mode or is wrong
-                y, err = attempt(lambda fn=fn, x=x, w=w, mode=mode, kw=kw: fn(x, w, mode, **kw))
+                y, err = attempt(partial(this.pad, fn, i))
                 if err:
                     built[lib] = err
                     continue
-                fns[lib] = lambda y=y: y.sum(dtype=np.float64).compute()
-            got = rounds(fns, _widesum_rounds(cfg, fns["unpadded"]), memory=False, catch=True)
+                padded[lib] = y
+            fns = this.runs(i, padded, UNPADDED)
+            got = rounds(fns, _widesum_rounds(cfg, fns[UNPADDED]), memory=False, catch=True)
             errors = got.errors | built
-            row["unpadded s"] = got.median("unpadded")
+            row["unpadded s"] = got.median(UNPADDED)
             ratios: dict[str, float] = {}
             for lib in LIBS:
                 if lib in errors:
@@ -142,7 +175,7 @@ def _widesum(cfg) -> list[dict]:
                     row[f"{lib} s"] = check[lib]
                 else:
                     row[f"{lib} s"] = got.median(lib)
-                    ratios[lib] = got.ratio(lib, "unpadded")
+                    ratios[lib] = got.ratio(lib, UNPADDED)
                 row[f"{lib} ratio"] = ratios.get(lib, "-")
             for lib in LIBS:
                 row[f"{lib} = numpy"] = check[lib]
@@ -160,41 +193,17 @@ def _widesum(cfg) -> list[dict]:
     return rows
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
+class WideSum(_CaseSuite):
+    """The sum of a wide pad, beside the same sum unpadded; dask.array.pad is skipped where
+    its values are not right, as in the report."""
 
-CASES = [case for case, *_ in _widesum_cases(QUICK)]
-MODES = [label for label in QUICK_MODES if label != "minimum"]
+    cases = CASES
+    anchor = UNPADDED
+    params, param_names = asv_params(WITH_UNPADDED, CASES, "case", "mode")
 
-
-class WideSum:
-    """The sum of a wide pad, beside the same sum unpadded."""
-
-    params = (WITH_UNPADDED, CASES, MODES)
-    param_names = ("library", "case", "mode")
-
-    def setup(self, lib: str, case: str, label: str) -> None:
-        _, side, chunk, w = next(c for c in _widesum_cases(QUICK) if c[0] == case)
-        x = source((side, side), (chunk, chunk))
-        if lib == UNPADDED:
-            self.y = x
-            return
-        if lib != "daskpad":  # as in the report: not timed where its values are not right
-            found = once(("widesum", case, label), lambda: _small_check(label, side, chunk, w))
+    def check(self, lib, case, inputs, y) -> None:
+        if lib != "daskpad":
+            i, label = inputs, case.key[1]
+            found = once(case.key, lambda: _small_check(label, i.side, i.chunk, i.w))
             if found[lib] not in RIGHT:
                 skip(f"{lib} {label}: {found[lib]}")
-        mode, kw = MODE_ARGS[label]
-        kw = {**kw, **WIDESUM_ARGS.get(label, {})}
-        self.y, err = attempt(lambda: LIBS[lib](x, w, mode, **kw))
-        if err:
-            skip(f"{lib} {label}: {err}")
-
-    def time_sum(self, lib: str, case: str, label: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.y.sum(dtype=np.float64).compute()
-
-    def track_tasks(self, lib: str, case: str, label: str) -> int:
-        return tasks(self.y)
-
-    track_tasks.unit = "tasks"

@@ -1,5 +1,6 @@
 """What the sections share: the libraries compared, the arguments each mode gets, the
-verdicts against numpy.pad, tables and the machine line, and the sizes asv runs at.
+verdicts against numpy.pad, tables and the machine line, and the cases: each declared once
+(:class:`Case`), timed by the runner's section and run by asv through ``CaseSuite``.
 
 Timing is in ``timing.py``, the input arrays in ``sources.py``. ``QUICK`` is the
 configuration of asv's benchmark classes: every section's ``--quick`` sizes.
@@ -11,12 +12,15 @@ import contextlib
 import math
 import os
 import platform
+import shutil
 import sys
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NoReturn
 
 import dask
 import dask.array as da
@@ -25,7 +29,7 @@ import numpy as np
 import daskpad
 from daskpad.core.registry import MODES
 
-from .timing import PAGE, error_text
+from .timing import PAGE, error_text, rounds
 
 HERE = Path(__file__).resolve().parent
 ALL_MODES = sorted(MODES)
@@ -274,7 +278,133 @@ def once(key: tuple, fn: Callable[[], Any]) -> Any:
     return _ONCE[key]
 
 
-def skip(reason: str) -> None:
+def skip(reason: str) -> NoReturn:
     """Skip this parameter combination: asv skips one whose ``setup`` raises
     NotImplementedError (a library lacks the mode, or its values are wrong)."""
     raise NotImplementedError(reason)
+
+
+# --------------------------------------------------------------------------------------
+# cases: declared once, timed by the runner, run by asv
+# --------------------------------------------------------------------------------------
+
+
+def compute(y: da.Array, *_: Any) -> Any:
+    return y.compute()
+
+
+def total(y: da.Array, *_: Any) -> Any:
+    """The float64 sum of ``y``, computed."""
+    return y.sum(dtype=np.float64).compute()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a section. ``inputs(cfg)``: its inputs at the size ``cfg`` asks for
+    (asv's: ``QUICK``); ``pad(fn, inputs)``: the padded array of one of ``libs`` (by
+    library, ``LIBS`` unless given); ``run(y, inputs, library)``: what is timed of it
+    (computed into memory, a sum, a store); ``anchor(inputs)``: the work it is timed
+    against (numpy.pad, the same work unpadded), or None. On local threads, or with
+    ``scheduler`` None on whatever dask's configuration says (a cluster's client)."""
+
+    key: tuple
+    inputs: Callable[[Any], Any]
+    pad: Callable[[Callable, Any], da.Array]
+    anchor: Callable[[Any], Any] | None = None
+    run: Callable[..., Any] = compute
+    scheduler: str | None = "threads"
+    libs: Any = field(default_factory=lambda: LIBS)
+
+    def padded(self, inputs: Any, libs: Any = None, tried: bool = False) -> dict[str, da.Array]:
+        """The padded array of each of ``libs`` (names; all unless given); with ``tried``,
+        one whose pad raises is left out."""
+        names = self.libs if libs is None else libs
+        if not tried:
+            return {lib: self.pad(self.libs[lib], inputs) for lib in names}
+        made = {lib: attempt(partial(self.pad, self.libs[lib], inputs))[0] for lib in names}
+        return {lib: y for lib, y in made.items() if y is not None}
+
+    def runs(self, inputs: Any, padded: dict[str, da.Array], anchor: str = "numpy"):
+        """The anchor's run (named ``anchor``) and each padded array's."""
+        fns = {} if self.anchor is None else {anchor: partial(self.anchor, inputs)}
+        return fns | {lib: partial(self.run, y, inputs, lib) for lib, y in padded.items()}
+
+    def scheduled(self) -> Any:
+        if self.scheduler is None:
+            return contextlib.nullcontext()
+        return dask.config.set(scheduler=self.scheduler)
+
+    def timed(self, inputs, padded: dict[str, da.Array], repeat: int, anchor="numpy", **kw):
+        """``timing.rounds`` (``kw`` its options) of the anchor and each padded array."""
+        with self.scheduled():
+            return rounds(self.runs(inputs, padded, anchor), repeat, **kw)
+
+
+def cases(*declared: Case) -> dict[tuple, Case]:
+    return {case.key: case for case in declared}
+
+
+def asv_params(libraries: list[str], declared: dict[tuple, Case], *names: str):
+    """asv's ``params`` and ``param_names``: the library, then each part of the cases'
+    keys, its values in their order of first appearance."""
+    parts = [list(dict.fromkeys(key[i] for key in declared)) for i in range(len(names))]
+    return (libraries, *parts), ("library", *names)
+
+
+class _CaseSuite:
+    """asv's benchmarks over a section's cases (a subclass sets ``cases``, ``params`` and
+    ``param_names``): ``setup`` builds the case at the ``--quick`` size for one library,
+    ``anchor`` standing for the case's anchor; the case's run is timed, its peak memory
+    measured and the padded array's tasks counted (the anchor: 0). Private, so that asv
+    collects its subclasses only, each in its section's module."""
+
+    cases: dict[tuple, Case]
+    anchor = NUMPY
+
+    def check(self, lib: str, case: Case, inputs: Any, y: da.Array) -> None:
+        """Skip (``skip``) a library whose values are known wrong; here, none."""
+
+    def skip_unless_anchor(self, lib: str, y: da.Array, verdict, right=(True,)) -> None:
+        """Skip ``lib`` unless ``verdict(its values, the anchor's)`` is one of ``right``
+        (found once per process)."""
+
+        def found() -> Any:
+            with self.case.scheduled():
+                return verdict(y.compute(), self.case.anchor(self.inputs))
+
+        got = once((type(self).__name__, lib, *self.case.key), found)
+        if got not in right:
+            skip(f"{lib} {self.case.key}: values {got}")
+
+    inputs: Any = None
+
+    def setup(self, lib: str, *key: Any) -> None:
+        self.case = self.cases.get(key) or skip(f"no case {key}")
+        self.inputs = self.case.inputs(QUICK)
+        self.y: da.Array | None = None
+        if lib == self.anchor:
+            self.run = self.case.runs(self.inputs, {}, lib)[lib]
+            return
+        self.y = self.case.pad(self.case.libs[lib], self.inputs)
+        self.check(lib, self.case, self.inputs, self.y)
+        self.run = self.case.runs(self.inputs, {lib: self.y})[lib]
+
+    def teardown(self, *params: Any) -> None:
+        """Remove the inputs' temporary directory ``tmp``, if they have one (asv calls
+        teardown after a skipped setup too)."""
+        if getattr(self.inputs, "tmp", None) is not None:
+            shutil.rmtree(self.inputs.tmp, ignore_errors=True)
+        self.inputs = None
+
+    def time_case(self, *params: Any) -> None:
+        with self.case.scheduled():
+            self.run()
+
+    def peakmem_case(self, *params: Any) -> None:
+        with self.case.scheduled():
+            self.run()
+
+    def track_tasks(self, *params: Any) -> int:
+        return 0 if self.y is None else tasks(self.y)
+
+    track_tasks.unit = "tasks"  # type: ignore[attr-defined]
