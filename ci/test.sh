@@ -2,8 +2,9 @@
 # The project's test command (README: "Run the tests").
 # The static checks run first (ruff, mypy in strict mode, import-linter's layers). Then the
 # suite runs twice: with dask's classic graphs and with dask's array query planning (array-expr), which dask
-# will switch on by default in a later release. Cluster tests (process workers) run in the
-# first pass only.
+# will switch on by default in a later release. Cluster tests (process workers) and the
+# quick runs of the benchmark commands (marker "e2e": they time daskpad beside
+# dask.array.pad, which array-expr does not have) run in the first pass only.
 # CI (.ci/run) runs this once per stack of dependencies, and narrows the floor stack's run
 # with these switches: DASKPAD_CHECKS=0 leaves out the static checks (one stack runs them),
 # DASKPAD_GRAPHS=classic leaves out the query-planning pass, DASKPAD_MARKERS is a pytest
@@ -56,6 +57,6 @@ took "classic graphs"
 if [ "${DASKPAD_GRAPHS:-all}" != classic ]; then
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"
 DASK_ARRAY__QUERY_PLANNING=True python -m pytest ${PROCESSES[@]+"${PROCESSES[@]}"} \
-    -m "not cluster${MARKERS:+ and ($MARKERS)}" -p no:cacheprovider --durations=15 "$@"
+    -m "not cluster and not e2e${MARKERS:+ and ($MARKERS)}" -p no:cacheprovider --durations=15 "$@"
 took "query planning"
 fi

@@ -62,7 +62,7 @@ def sync_scheduler():
 
 # Doctests that write zarr through xarray, whose to_zarr calls dask.array.store: dask's
 # array query planning does not implement it (ci/test.sh's second run).
-_XARRAY_STORE_DOCTESTS = ("daskpad.xarray.to_zarr",)
+_XARRAY_STORE_DOCTESTS = ("daskpad.xarray.writer.to_zarr",)
 
 
 def pytest_collection_modifyitems(config, items):
