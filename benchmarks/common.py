@@ -1,6 +1,9 @@
 """What the sections share: the libraries compared, the arguments each mode gets, the
-verdicts against numpy.pad, tables and the machine line, and the cases: each declared once
-(:class:`Case`), timed by the runner's section and run by asv through ``CaseSuite``.
+verdicts against numpy.pad, tables and the machine line, and what is measured, each
+declared once and made the same way by the runner's section and by asv: a case
+(:class:`Case`: inputs, a pad, a run, an anchor; asv's ``_CaseSuite``), or, where that shape
+does not fit (build phases, held blocks, windows in a child process, whole commands), a
+probe (:class:`Probe`: a measured callable at a size; asv's ``_ProbeSuite``).
 
 Timing is in ``timing.py``, the input arrays in ``sources.py``. ``QUICK`` is the
 configuration of asv's benchmark classes: every section's ``--quick`` sizes.
