@@ -18,8 +18,8 @@ it), and from 10^6 chunks everything but "call s" for the whole-axis
 statistics and everything but "call s" and the pad layers for the user
 function.
 
-asv: 10^2 and about 10^3 chunks (the ``--quick`` grids), the library a parameter; every
-timed call gets fresh inputs from ``setup``.
+The section and asv make the same probes (``_probe``: a library, a mode, a grid), each part
+on an input of its own; asv at 10^2 and about 10^3 chunks (the ``--quick`` grids).
 """
 
 from __future__ import annotations
@@ -35,7 +35,22 @@ import dask.array as da
 import numpy as np
 
 from .bench_correctness import mode_verdict, verdict
-from .common import DASK, LIBS, QUICK, _progress, _ratio, mode_arg, skip
+from .common import (
+    DASK,
+    LIBS,
+    QUICK,
+    Made,
+    Probe,
+    _ProbeSuite,
+    _progress,
+    _ratio,
+    key_params,
+    mode_arg,
+    probes,
+    skip,
+    timed,
+    tracked,
+)
 from .timing import Took, measure, rounds
 
 BUILD_BIG_SIDE = 1_000  # from side x side = 10^6 chunks on, skip the slow measurements
@@ -67,25 +82,52 @@ def _build_input(side: int) -> da.Array:
     return da.zeros((side * 4, side * 4), chunks=4, dtype=np.float32)
 
 
-def _build_cell(fn, side: int, mode: str, kwargs: dict, materialise: bool, optimize: bool):
+def _probe(lib: str, label: str, side: int) -> Probe:
+    """One library's pad in one mode of a grid of side x side chunks, each part on an
+    input of its own (skipped where the library lacks the mode): the runs "call" (the pad
+    call), "materialise" (``dict`` of a padded array's graph) and "optimize" (its graph
+    optimised, then ``dict``), the count "tasks added" (the padded graph's tasks minus the
+    input's)."""
+    _, mode, kwargs, _ = next(c for c in BUILD_CASES if c[0] == label)
+
+    def make(cfg) -> Made:
+        if mode_verdict(lib, mode) == "unsupported":
+            skip(f"{lib} has no mode={mode}")
+        fn = LIBS[lib]
+
+        def pad(x: da.Array) -> da.Array:
+            return fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs)
+
+        x, y = _build_input(side), pad(_build_input(side))
+        runs = {
+            "call": lambda: pad(x),
+            "materialise": lambda: dict(y.__dask_graph__()),
+            "optimize": lambda: dict(y.__dask_optimize__(y.__dask_graph__(), y.__dask_keys__())),
+        }
+        added = {
+            "tasks added": lambda: len(dict(y.__dask_graph__())) - len(dict(x.__dask_graph__()))
+        }
+        return Made(runs, added)
+
+    return Probe((lib, label, side * side), make, scheduler=None)
+
+
+def _build_cell(probe: Probe, cfg, materialise: bool, optimize: bool):
     """(call s, materialise s, tasks in the whole graph, optimize+materialise s) of one
     library and mode, None where not measured."""
-    x = _build_input(side)
-    t_call, _, _, y = measure(lambda: fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs), False)
+    made = probe.make(cfg)
+    t_call = measure(made.runs["call"], False)[0]
     t_mat = n_tasks = t_opt = None
     if materialise:  # what compute does first
-        t_mat, _, _, graph = measure(lambda: dict(y.__dask_graph__()), False)
+        t_mat, _, _, graph = measure(made.runs["materialise"], False)
         n_tasks = len(graph)
         del graph
-    del x, y
+    del made
     gc.collect()
-    if optimize:  # again from a fresh input: nothing cached by the materialisation above
-        x = _build_input(side)
-        y = fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs)
-        t_opt, _, _, graph = measure(
-            lambda: dict(y.__dask_optimize__(y.__dask_graph__(), y.__dask_keys__())), False
-        )
-        del graph, x, y
+    if optimize:  # again from fresh inputs: nothing cached by the materialisation above
+        made = probe.make(cfg)
+        t_opt = measure(made.runs["optimize"], False)[0]
+        del made
         gc.collect()
     return t_call, t_mat, n_tasks, t_opt
 
@@ -159,16 +201,14 @@ def section_build(cfg) -> list[dict]:
                 "input materialise s": t_input,
                 "input tasks": n_input,
             }
-            for lib, fn in LIBS.items():
+            for lib in LIBS:
                 cells = dict.fromkeys(
                     ["call s", "materialise s", "build s", "build net s", "opt+mat s"]
                     + ["tasks", "tasks raw", "pad layers s", "pad layers MB"]
                 )
                 try:
-                    if verdict(lib, mode) == "unsupported":
-                        raise NotImplementedError(mode)
                     t_call, t_mat, n_tasks, t_opt = _build_cell(
-                        fn, side, mode, kwargs, materialise, optimize
+                        _probe(lib, label, side), cfg, materialise, optimize
                     )
                 except NotImplementedError:
                     cells["call s"] = "unsupported"
@@ -197,37 +237,23 @@ def section_build(cfg) -> list[dict]:
 # --------------------------------------------------------------------------------------
 
 
-class Build:
+#: asv's: the ``--quick`` grids
+PROBES = probes(
+    *(
+        _probe(lib, label, side)
+        for lib in LIBS
+        for label, *_ in BUILD_CASES
+        for side in _build_sides(QUICK)
+    )
+)
+
+
+class Build(_ProbeSuite):
     """The pad call, the graph's materialisation and its optimisation, and tasks added."""
 
-    params = (
-        list(LIBS),
-        [label for label, *_ in BUILD_CASES],
-        [side * side for side in _build_sides(QUICK)],
-    )
-    param_names = ("library", "mode", "chunks")
-
-    def setup(self, lib: str, label: str, chunks: int) -> None:
-        _, mode, kwargs, _ = next(c for c in BUILD_CASES if c[0] == label)
-        if mode_verdict(lib, mode) == "unsupported":
-            skip(f"{lib} has no mode={mode}")
-        side = math.isqrt(chunks)
-        fn = LIBS[lib]
-        self.pad = lambda x: fn(x, BUILD_WIDTH, mode_arg(mode), **kwargs)
-        self.x = _build_input(side)  # for the call
-        self.y = self.pad(_build_input(side))  # for the graph, from an input of its own
-
-    def time_call(self, lib: str, label: str, chunks: int) -> None:
-        self.pad(self.x)
-
-    def time_materialise(self, lib: str, label: str, chunks: int) -> None:
-        dict(self.y.__dask_graph__())
-
-    def time_optimize_materialise(self, lib: str, label: str, chunks: int) -> None:
-        dict(self.y.__dask_optimize__(self.y.__dask_graph__(), self.y.__dask_keys__()))
-
-    def track_tasks_added(self, lib: str, label: str, chunks: int) -> int:
-        """Tasks in the padded array's graph minus the input's."""
-        return len(dict(self.y.__dask_graph__())) - len(dict(self.x.__dask_graph__()))
-
-    track_tasks_added.unit = "tasks"
+    probes = PROBES
+    params, param_names = key_params(PROBES, "library", "mode", "chunks")
+    time_call = timed("call")
+    time_materialise = timed("materialise")
+    time_optimize_materialise = timed("optimize")
+    track_tasks_added = tracked("tasks added", "tasks")

@@ -7,9 +7,10 @@ peak resident memory against the same command with a zero width (a copy), run in
 with it, round by round (medians of ``--repeat`` rounds). Cases: local threads with the
 default ``--memory`` (``threads``), tile by tile (``--memory 64MB``, ``tiled``) and on a
 2-worker local cluster (``--workers 2``, ``cluster``, not with ``--quick``; its baseline
-the copy on such a cluster; the memory of its worker processes is not measured). asv: the
-``--quick`` stores (4 x 4 and 8 x 8 blocks of 64 x 64, ``--memory 64kB`` tile by tile);
-the command runs in a process of its own, so its numbers are ``track_*`` values read from
+the copy on such a cluster; the memory of its worker processes is not measured). The
+section and asv run the same commands (``_command``); asv's probes write the ``--quick``
+stores (4 x 4 and 8 x 8 blocks of 64 x 64, ``--memory 64kB`` tile by tile) and, the
+command running in a process of its own, its numbers are ``track_*`` values read from
 that process, not asv's timings of this one.
 """
 
@@ -19,11 +20,11 @@ import contextlib
 import math
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .common import QUICK, _progress, _ratio, skip
+from .common import QUICK, Made, Probe, _ProbeSuite, _progress, _ratio, key_params, probes, tracked
 from .sources import source, write_store
 from .timing import Rounds, Took, command, rounds
 
@@ -75,6 +76,49 @@ def _cli_argv(case: str, src: Path | str, dst: Path | str, mode: str, memory: st
     widths += ["--stat-length", length] if length else []
     limit = {"whole": ["--memory", "1TB"], "tiled": ["--memory", memory]}.get(case, [])
     return ["pad", str(src), str(dst), *widths, *limit, *where]
+
+
+def _command(case: str, src: Path, dst: Path, mode: str, memory: str) -> Callable[[], Took]:
+    """A run of the command of a case (``_cli_argv``): DST removed, then the command in a
+    fresh process (seconds in main, peak resident MB, stdout)."""
+    argv = [*_cli_argv(case, src, dst, mode, memory), "--no-progress"]
+
+    def run() -> Took:
+        shutil.rmtree(dst, ignore_errors=True)
+        return _run_cli(argv)
+
+    return run
+
+
+def _probe(case: str, mode: str, n: int) -> Probe:
+    """The command of a case on a store of n x n blocks written for it: the run "command",
+    the counts "seconds in main", "peak RSS" (MB) and "tiles", each from a run of its own."""
+
+    def make(cfg) -> Made:
+        _, chunk, memory = _cli_geometry(cfg)
+        tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+        _write_source(tmp / "src.zarr", n, chunk)
+        run = _command(case, tmp / "src.zarr", tmp / "dst.zarr", mode, memory)
+        counts = {
+            "seconds in main": lambda: run().seconds,
+            "peak RSS": lambda: run().mb or 0.0,
+            "tiles": lambda: _tiles(run().value),
+        }
+        return Made({"command": run}, counts, tmp)
+
+    return Probe((case, mode, n * n), make, scheduler=None)
+
+
+#: asv's: the ``--quick`` stores, the copy (the same for every mode) with mode "reflect"
+PROBES = probes(
+    *(
+        _probe(case, mode, n)
+        for case in ("unpadded", "whole", "tiled")
+        for mode in ("reflect", "mean")
+        for n in _cli_geometry(QUICK)[0]
+        if case != "unpadded" or mode == "reflect"
+    )
+)
 
 
 def _tiles(out: str) -> int:
@@ -174,13 +218,8 @@ def section_cli(cfg) -> list[dict]:
     rows = []
     try:
         for n in sides:
-            src = tmp / "src.zarr"
+            src, dst = tmp / "src.zarr", tmp / "dst.zarr"
             _write_source(src, n, chunk)
-
-            def run(case: str, mode: str, src: Path = src) -> Took:
-                shutil.rmtree(tmp / "dst.zarr", ignore_errors=True)
-                argv = _cli_argv(case, src, tmp / "dst.zarr", mode, memory)
-                return _run_cli([*argv, "--no-progress"])
 
             for mode in modes:
                 row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": mode}
@@ -188,8 +227,8 @@ def section_cli(cfg) -> list[dict]:
                 for case in CLI_CASES[:2] if cfg.quick else CLI_CASES:
                     copy = "cluster" if case == "cluster" else "threads"
                     fns = {
-                        "copy": lambda copy=copy: run(copy, ""),
-                        "pad": lambda case=case, mode=mode: run(case, mode),
+                        "copy": _command(copy, src, dst, "", memory),
+                        "pad": _command(case, src, dst, mode, memory),
                     }
                     got = rounds(fns, cfg.repeat, memory=False)
                     # (the workers' memory is not the command's)
@@ -258,44 +297,12 @@ def section_bigstore(cfg) -> list[dict]:
 # --------------------------------------------------------------------------------------
 
 
-class Command:
+class Command(_ProbeSuite):
     """``daskpad pad`` in a fresh process: seconds in ``main`` and peak resident memory,
     unpadded (a copy), in one piece and tile by tile."""
 
-    params = (["unpadded", "whole", "tiled"], ["reflect", "mean"], [16, 64])
-    param_names = ("case", "mode", "blocks")
-    tmp: Path | None = None
-
-    def setup(self, case: str, mode: str, blocks: int) -> None:
-        if case == "unpadded" and mode != "reflect":
-            skip("the copy is the same for every mode: see mode='reflect'")
-        _, chunk, memory = _cli_geometry(QUICK)
-        self.tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-"))
-        src, self.dst = self.tmp / "src.zarr", self.tmp / "dst.zarr"
-        _write_source(src, int(blocks**0.5), chunk)
-        self.argv = [*_cli_argv(case, src, self.dst, mode, memory), "--no-progress"]
-
-    def teardown(self, case: str, mode: str, blocks: int) -> None:
-        # (asv calls it after a skipped setup too)
-        if self.tmp is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def _run(self) -> Took:
-        shutil.rmtree(self.dst, ignore_errors=True)
-        return _run_cli(self.argv)
-
-    def track_seconds_in_main(self, case: str, mode: str, blocks: int) -> float:
-        return self._run().seconds
-
-    track_seconds_in_main.unit = "seconds"
-
-    def track_peak_rss(self, case: str, mode: str, blocks: int) -> float:
-        """The command's peak resident memory (VmHWM), MB."""
-        return self._run().mb or 0.0
-
-    track_peak_rss.unit = "MB"
-
-    def track_tiles(self, case: str, mode: str, blocks: int) -> int:
-        return _tiles(self._run().value)
-
-    track_tiles.unit = "tiles"
+    probes = PROBES
+    params, param_names = key_params(PROBES, "case", "mode", "blocks")
+    track_seconds_in_main = tracked("seconds in main", "seconds")
+    track_peak_rss = tracked("peak RSS", "MB")
+    track_tiles = tracked("tiles", "tiles")

@@ -14,7 +14,19 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from .common import LIBS, mode_arg, same, skip
+from .common import (
+    LIBS,
+    Made,
+    Probe,
+    _ProbeSuite,
+    key_params,
+    mode_arg,
+    probes,
+    same,
+    skip,
+    timed,
+    tracked,
+)
 
 TRICKY: dict[str, list[dict[str, Any]]] = {
     "constant": [{"constant_values": ((1, 2), (3, 4))}],
@@ -42,13 +54,18 @@ def _tricky_input() -> tuple[np.ndarray, da.Array]:
     return a, da.from_array(a, chunks=(3, 2))
 
 
+def _tricky(lib: str, name: str, x: da.Array, widths, kwargs: dict) -> np.ndarray:
+    """One library's pad of a tricky case, computed on the synchronous scheduler."""
+    return LIBS[lib](x, widths, mode_arg(name), **kwargs).compute(scheduler="sync")
+
+
 def _tricky_row(a: np.ndarray, x: da.Array, widths, name: str, kwargs: dict) -> dict:
     """One tricky case: each library's verdict, also folded into ``VERDICT`` (the worst)."""
     want = np.pad(a, widths, mode=mode_arg(name), **kwargs)
     row = {"mode": name, "kwargs": repr(kwargs), "widths": repr(widths)}
-    for lib, fn in LIBS.items():
+    for lib in LIBS:
         try:
-            got = fn(x, widths, mode_arg(name), **kwargs).compute(scheduler="sync")
+            got = _tricky(lib, name, x, widths, kwargs)
             verdict = "ok" if same(name, got, want) else "wrong"
         except NotImplementedError:
             verdict = "unsupported"
@@ -101,30 +118,35 @@ def skip_unless_right(lib: str, mode: str) -> None:
 # --------------------------------------------------------------------------------------
 
 
-class TrickyCases:
-    """All tricky cases of one mode, padded and computed on the synchronous scheduler."""
+def _probe(lib: str, mode: str) -> Probe:
+    """All tricky cases of one mode, one library (skipped where it lacks the mode or
+    fails): the run "tricky cases", the count "equal to numpy"."""
 
-    params = (list(LIBS), list(TRICKY))
-    param_names = ("library", "mode")
-
-    def setup(self, lib: str, mode: str) -> None:
+    def make(cfg) -> Made:
         found = mode_verdict(lib, mode)
         if found == "unsupported" or found.startswith("error"):
             skip(f"{lib} mode={mode}: {found}")
-        self.a, self.x = _tricky_input()
-        self.cases = [(w, kw) for w in TRICKY_WIDTHS for kw in TRICKY[mode]]
+        a, x = _tricky_input()
+        tricky = [(w, kw) for w in TRICKY_WIDTHS for kw in TRICKY[mode]]
 
-    def time_tricky_cases(self, lib: str, mode: str) -> None:
-        for widths, kwargs in self.cases:
-            LIBS[lib](self.x, widths, mode_arg(mode), **kwargs).compute(scheduler="sync")
+        def equal() -> int:
+            want = (np.pad(a, w, mode=mode_arg(mode), **kw) for w, kw in tricky)
+            return sum(same(mode, _tricky(lib, mode, x, *c), e) for c, e in zip(tricky, want))
 
-    def track_equal_to_numpy(self, lib: str, mode: str) -> int:
-        """How many of the mode's tricky cases equal numpy.pad's result."""
-        right = 0
-        for widths, kwargs in self.cases:
-            want = np.pad(self.a, widths, mode=mode_arg(mode), **kwargs)
-            got = LIBS[lib](self.x, widths, mode_arg(mode), **kwargs).compute(scheduler="sync")
-            right += same(mode, got, want)
-        return right
+        runs = {"tricky cases": lambda: [_tricky(lib, mode, x, *case) for case in tricky]}
+        return Made(runs, {"equal to numpy": equal})
 
-    track_equal_to_numpy.unit = "cases"
+    return Probe((lib, mode), make, scheduler=None)
+
+
+PROBES = probes(*(_probe(lib, mode) for lib in LIBS for mode in TRICKY))
+
+
+class TrickyCases(_ProbeSuite):
+    """All tricky cases of one mode, padded and computed on the synchronous scheduler;
+    "equal to numpy", how many of them equal numpy.pad's result."""
+
+    probes = PROBES
+    params, param_names = key_params(PROBES, "library", "mode")
+    time_tricky_cases = timed("tricky cases")
+    track_equal_to_numpy = tracked("equal to numpy", "cases")

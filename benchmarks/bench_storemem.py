@@ -10,7 +10,6 @@ tiles reading at most 6 x 6 blocks). asv: the ``--quick`` grids (4 x 4 and 8 x 8
 from __future__ import annotations
 
 import gc
-import shutil
 import tempfile
 import threading
 import weakref
@@ -25,7 +24,20 @@ import daskpad
 from daskpad.core.chunks import regular_chunks
 
 from .bench_correctness import skip_unless_right, verdict
-from .common import LIBS, QUICK, _progress, skip
+from .common import (
+    DASK,
+    LIBS,
+    QUICK,
+    Made,
+    Probe,
+    _ProbeSuite,
+    _progress,
+    key_params,
+    peakmem,
+    probes,
+    timed,
+    tracked,
+)
 from .sources import store_zarr
 from .timing import measure
 
@@ -103,88 +115,85 @@ def _tiled_case(n: int, chunk: int, w: int, mode: str, where: str):
     return source, tiled
 
 
-def _storemem_row(n: int, chunk: int, w: int, mode: str, tmp: Path) -> dict:
+def _probe(lib: str, mode: str, n: int) -> Probe:
+    """One library's store (or daskpad.to_zarr's, ``TILED``) of the n x n-block grid in
+    one mode, into a directory of its own: the run "store" and, after it, the count "held
+    blocks"."""
+
+    def make(cfg) -> Made:
+        _, chunk, w = _storemem_geometry(cfg)
+        tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
+        where = str(tmp / "out.zarr")
+        if lib == TILED:
+            source, run = _tiled_case(n, chunk, w, mode, where)
+        else:
+            source, run = _store_case(lib, LIBS[lib], n, chunk, w, mode, where)
+        return Made({"store": run}, {"held blocks": lambda: source.peak}, tmp)
+
+    return Probe((lib, mode, n * n), make)
+
+
+#: asv's: the ``--quick`` grids; the unpadded store is daskpad's alone
+PROBES = probes(
+    *(
+        _probe(lib, mode, n)
+        for lib in [*LIBS, TILED]
+        for mode in STOREMEM_MODES
+        for n in _storemem_geometry(QUICK)[0]
+        if lib == "daskpad" or mode != "(no pad)"
+    )
+)
+
+
+def _measured(row: dict, cfg, lib: str, mode: str, n: int, memory: bool = True) -> None:
+    """One store's cells: "<lib> s", "<lib> MB" (with ``memory``), "<lib> held blocks"."""
+    made = _probe(lib, mode, n).make(cfg)
+    try:
+        t, m, _, _ = measure(made.runs["store"])
+    finally:
+        made.remove()
+    row[f"{lib} s"] = t
+    if memory:
+        row[f"{lib} MB"] = m
+    row[f"{lib} held blocks"] = made.counts["held blocks"]()
+
+
+def _storemem_row(cfg, n: int, mode: str) -> dict:
     row: dict[str, Any] = {"blocks": f"{n} x {n}", "mode": mode}
-    for lib, fn in LIBS.items():
+    for lib in LIBS:
         if verdict(lib, mode) == "unsupported" or (mode == "(no pad)" and lib != "daskpad"):
             continue
-        where = str(tmp / f"{lib}.zarr")
-        source, run = _store_case(lib, fn, n, chunk, w, mode, where)
-        t, m, _, _ = measure(run)
-        row[f"{lib} s"] = t
-        row[f"{lib} MB"] = m
-        row[f"{lib} held blocks"] = source.peak
+        _measured(row, cfg, lib, mode, n)
         if mode != "(no pad)" and verdict(lib, mode) == "wrong":
             row[f"{lib} s"] = "wrong"
         if lib == "daskpad" and mode != "(no pad)":
-            source, tiled = _tiled_case(n, chunk, w, mode, where)
-            t, m, _, _ = measure(tiled)
-            row["daskpad.to_zarr s"] = t
-            row["daskpad.to_zarr held blocks"] = source.peak
+            _measured(row, cfg, TILED, mode, n, memory=False)
     return row
 
 
 def section_storemem(cfg) -> list[dict]:
     """Input blocks held while a padded n x n-block array is stored to zarr with regular
     chunks, for growing n: what a store of a far bigger grid would hold."""
-    sides, chunk, w = _storemem_geometry(cfg)
-    tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-", dir=cfg.tmp))
     rows = []
-    try:
-        with dask.config.set(scheduler="threads"):
-            for n in sides:
-                for mode in STOREMEM_MODES:
-                    rows.append(_storemem_row(n, chunk, w, mode, tmp))
-                    _progress(cfg, "storemem", rows[-1])
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with dask.config.set(scheduler="threads"):
+        for n in _storemem_geometry(cfg)[0]:
+            for mode in STOREMEM_MODES:
+                rows.append(_storemem_row(cfg, n, mode))
+                _progress(cfg, "storemem", rows[-1])
     return rows
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
-
-
-class StoreMem:
+class StoreMem(_ProbeSuite):
     """Pad and store to zarr with regular chunks on local threads: time, memory, and the
-    input blocks held at once."""
+    input blocks held at once; dask.array.pad is skipped where it lacks the mode or gets it
+    wrong."""
 
-    params = ([*LIBS, TILED], STOREMEM_MODES, [n * n for n in _storemem_geometry(QUICK)[0]])
-    param_names = ("library", "mode", "blocks")
-    tmp: Path | None = None
+    probes = PROBES
+    params, param_names = key_params(PROBES, "library", "mode", "blocks")
+    time_store = timed("store")
+    peakmem_store = peakmem("store")
+    track_held_blocks = tracked("held blocks", "blocks", after="store")
 
-    def setup(self, lib: str, mode: str, blocks: int) -> None:
-        if mode == "(no pad)" and lib != "daskpad":
-            skip("the unpadded store is daskpad's row")
-        if lib == "dask.array.pad":
+    def check(self, lib: str, mode: str, blocks: int) -> None:
+        if lib == DASK:
             skip_unless_right(lib, mode)
-        _, chunk, w = _storemem_geometry(QUICK)
-        n = int(blocks**0.5)
-        self.tmp = Path(tempfile.mkdtemp(prefix="daskpad-bench-"))
-        where = str(self.tmp / "out.zarr")
-        if lib == TILED:
-            self.source, self.run = _tiled_case(n, chunk, w, mode, where)
-        else:
-            self.source, self.run = _store_case(lib, LIBS[lib], n, chunk, w, mode, where)
-
-    def teardown(self, lib: str, mode: str, blocks: int) -> None:
-        # (asv calls it after a skipped setup too)
-        if self.tmp is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def time_store(self, lib: str, mode: str, blocks: int) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.run()
-
-    def peakmem_store(self, lib: str, mode: str, blocks: int) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.run()
-
-    def track_held_blocks(self, lib: str, mode: str, blocks: int) -> int:
-        """The most input blocks alive at once during the store."""
-        with dask.config.set(scheduler="threads"):
-            self.run()
-        return self.source.peak
-
-    track_held_blocks.unit = "blocks"

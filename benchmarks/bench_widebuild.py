@@ -30,8 +30,9 @@ largest block within the budget, each window < 10 s. ``--quick``: widths 10**4
 (a) and 1000 (b).
 
 ``--repeat`` calls are timed (interleaved rounds, ``timing.rounds``); "build MB" is the most
-over them. asv: the ``--quick`` widths, the windows computed in the benchmark's own process
-on the synchronous scheduler.
+over them. The section and asv make the same probes (``_probe``: a case, a mode); asv at the
+``--quick`` widths, the windows computed in the benchmark's own process on the synchronous
+scheduler.
 """
 
 from __future__ import annotations
@@ -51,13 +52,20 @@ from daskpad.core.chunks import chunk_budget
 from .common import (
     ALL,
     MODE_ARGS,
-    QUICK,
+    Made,
+    Probe,
+    _ProbeSuite,
     _progress,
     agrees,
     attempt,
     blocks,
+    key_params,
     largest_block,
+    peakmem,
+    probes,
     targets,
+    timed,
+    tracked,
 )
 from .timing import error_text, rounds
 
@@ -197,8 +205,34 @@ def _slicers(case: str, w: int) -> dict[str, Callable[[Any], Any]]:
     }
 
 
-def _widebuild_1d(cfg, budget: int, label: str) -> dict:
+def _probe(case: str, label: str) -> Probe:
+    """The pad of case "1-D" (``A1``) or "2-D" (``A2``) in one mode by the run's width:
+    the run "build" (the call), the windows "first", "middle" and "last" of a padded array
+    computed on the synchronous scheduler, the counts "blocks" and "largest block"."""
     mode, kw = MODE_ARGS[label]
+
+    def make(cfg) -> Made:
+        a, w = (A1, _width_1d(cfg, label)) if case == "1-D" else (A2, _width_2d(cfg))
+        x = da.from_array(a, chunks=2)
+
+        def build() -> da.Array:
+            return daskpad.pad(x, w, mode, **kw)
+
+        y = build()
+        runs: dict[str, Callable[[], Any]] = {"build": build}
+        for key, window in _slicers(case, w).items():
+            runs[key] = lambda window=window: np.asarray(window(y).compute(scheduler="sync"))
+        return Made(runs, {"blocks": lambda: blocks(y), "largest block": lambda: largest_block(y)})
+
+    return Probe((case, label), make)
+
+
+WINDOWS = ("first", "middle", "last")
+#: asv's: the ``--quick`` widths
+PROBES = probes(*(_probe(case, label) for case in ("1-D", "2-D") for label in ALL))
+
+
+def _widebuild_1d(cfg, budget: int, label: str) -> dict:
     w = _width_1d(cfg, label)
     windows = _windows_1d(w, A1.size)
     row: dict[str, Any] = {"case": "(a) 1-D 5 float64, chunks 2", "mode": label, "width": w}
@@ -214,16 +248,12 @@ def _widebuild_1d(cfg, budget: int, label: str) -> dict:
                 return "wrong"
         return "ok"
 
-    x = da.from_array(A1, chunks=2)
-    _widebuild_row(
-        cfg, row, budget, lambda: daskpad.pad(x, w, mode, **kw), _slicers("1-D", w), check,
-        {"build s": 1.0, "build MB": 300.0},
-    )  # fmt: skip
+    limits = {"build s": 1.0, "build MB": 300.0}
+    _widebuild_row(cfg, row, budget, _probe("1-D", label), check, limits)
     return row
 
 
 def _widebuild_2d(cfg, budget: int, label: str) -> dict:
-    mode, kw = MODE_ARGS[label]
     w = _width_2d(cfg)
     windows2 = _windows_2d(w, A2.shape)
     row: dict[str, Any] = {"case": "(b) 2-D 4x5 int64, chunks 2", "mode": label, "width": w}
@@ -242,11 +272,8 @@ def _widebuild_2d(cfg, budget: int, label: str) -> dict:
                 return "wrong"
         return verdict
 
-    x = da.from_array(A2, chunks=2)
-    _widebuild_row(
-        cfg, row, budget, lambda: daskpad.pad(x, w, mode, **kw), _slicers("2-D", w), check2,
-        {"build s": 1.0, "window s": 10.0},
-    )  # fmt: skip
+    limits = {"build s": 1.0, "window s": 10.0}
+    _widebuild_row(cfg, row, budget, _probe("2-D", label), check2, limits)
     return row
 
 
@@ -261,27 +288,28 @@ def section_widebuild(cfg) -> list[dict]:
     return rows
 
 
-def _widebuild_row(cfg, row, budget, build, windows, check, limits) -> None:
+def _widebuild_row(cfg, row, budget, probe: Probe, check, limits) -> None:
     """Build (timed, memory), facts from the chunks alone, then each window in a child."""
     try:
-        t, mb, y = _build(cfg, build)
+        made = probe.make(cfg)
+        t, mb, _ = _build(cfg, made.runs["build"])
     except Exception as exc:
         row["build s"] = error_text(exc)
         targets(row, {"build": False})
         return
     row["build s"] = t
     row["build MB"] = mb
-    row["blocks"] = blocks(y)
-    row["largest B"] = largest_block(y)
+    row["blocks"] = made.counts["blocks"]()
+    row["largest B"] = made.counts["largest block"]()
     row["budget B"] = budget
     row["within budget"] = "yes" if row["largest B"] <= budget else "no"
     got: dict[str, np.ndarray] = {}
-    for key, window in windows.items():
-        seconds, value = in_child(lambda window=window: window(y).compute(), cfg.window_timeout)
+    for key in WINDOWS:
+        seconds, value = in_child(made.runs[key], cfg.window_timeout)
         row[f"{key} s"] = seconds
         if value is not None:
             got[key] = value
-    if len(got) == len(windows):
+    if len(got) == len(WINDOWS):
         row["daskpad = numpy"] = check(got)
     else:
         row["daskpad = numpy"] = "not computed"
@@ -294,7 +322,7 @@ def _widebuild_row(cfg, row, budget, build, windows, check, limits) -> None:
     if "window s" in limits:
         checks["window s"] = all(
             isinstance(row[f"{k} s"], float) and row[f"{k} s"] < limits["window s"]
-            for k in windows
+            for k in WINDOWS
         )
     targets(row, checks)
 
@@ -304,47 +332,16 @@ def _widebuild_row(cfg, row, budget, build, windows, check, limits) -> None:
 # --------------------------------------------------------------------------------------
 
 
-class WideBuild:
+class WideBuild(_ProbeSuite):
     """The pad call at widths far beyond the array, the blocks and largest block of the
-    result, and three small windows of it computed."""
+    result, and three small windows of it computed (in this process)."""
 
-    params = (["1-D", "2-D"], ALL)
-    param_names = ("case", "mode")
-
-    def setup(self, case: str, label: str) -> None:
-        mode, kw = MODE_ARGS[label]
-        if case == "1-D":
-            x, w = da.from_array(A1, chunks=2), _width_1d(QUICK, label)
-        else:
-            x, w = da.from_array(A2, chunks=2), _width_2d(QUICK)
-        self.build = lambda: daskpad.pad(x, w, mode, **kw)
-        self.y = self.build()
-        self.windows = _slicers(case, w)
-
-    def time_build(self, case: str, label: str) -> None:
-        self.build()
-
-    def peakmem_build(self, case: str, label: str) -> None:
-        self.build()
-
-    def track_blocks(self, case: str, label: str) -> int:
-        return blocks(self.y)
-
-    track_blocks.unit = "blocks"
-
-    def track_largest_block(self, case: str, label: str) -> int:
-        return largest_block(self.y)
-
-    track_largest_block.unit = "bytes"
-
-    def _window(self, key: str) -> None:
-        self.windows[key](self.y).compute(scheduler="sync")
-
-    def time_window_first(self, case: str, label: str) -> None:
-        self._window("first")
-
-    def time_window_middle(self, case: str, label: str) -> None:
-        self._window("middle")
-
-    def time_window_last(self, case: str, label: str) -> None:
-        self._window("last")
+    probes = PROBES
+    params, param_names = key_params(PROBES, "case", "mode")
+    time_build = timed("build")
+    peakmem_build = peakmem("build")
+    track_blocks = tracked("blocks", "blocks")
+    track_largest_block = tracked("largest block", "bytes")
+    time_window_first = timed("first")
+    time_window_middle = timed("middle")
+    time_window_last = timed("last")

@@ -12,7 +12,7 @@ bound. Pad 3000 on 12000 x 12000 float64 in chunks of 500 by default
 dask.array.pad in turn, the order rotating; each ratio is the median of the per-round
 ratios to the unpadded sum (``--repeat``, at least 7). ``constant`` and ``empty`` are not
 measured, nor an ``edge_function``: their blocks are made read-only without that step.
-asv: the copies and the read-only blocks at the ``--quick`` size.
+asv: the copies and the read-only blocks at the ``--quick`` size, from the same probes.
 """
 
 from __future__ import annotations
@@ -20,15 +20,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import dask
 import numpy as np
 
 import daskpad
 import daskpad.core.kernels as kernels
 
 from .bench_ahead import square
-from .common import _progress, attempt, dask_pad
-from .timing import rounds
+from .common import (
+    Made,
+    Probe,
+    _ProbeSuite,
+    _progress,
+    attempt,
+    dask_pad,
+    key_params,
+    probes,
+    timed,
+)
 
 READ_ONLY = kernels.read_only
 MODES = ["edge", "reflect", "mean:16"]
@@ -67,43 +75,55 @@ def _runs(x: Any, width: int, mode: str, kwargs: dict[str, Any]) -> dict[str, Ca
     return runs
 
 
+def _size(cfg: Any) -> tuple[int, int, int]:
+    """(side, chunk, width): ``--writable-size``, or the default of the run."""
+    return getattr(cfg, "writable_size", None) or (
+        (60, 10, 15) if cfg.quick else (12_000, 500, 3_000)
+    )
+
+
+def _probe(spec: str) -> Probe:
+    """The unpadded sum and the pad + sums of ``_runs`` of one mode, at the run's size."""
+
+    def make(cfg: Any) -> Made:
+        side, chunk, width = _size(cfg)
+        x = square(side, chunk)
+        unpadded = {"unpadded": lambda: float(x.sum().compute())}
+        return Made(unpadded | _runs(x, width, *_spec(spec)))
+
+    return Probe((spec,), make)
+
+
+PROBES = probes(*(_probe(spec) for spec in MODES))
+
+
 def section_writable(cfg: Any) -> list[dict]:
-    side, chunk, width = cfg.writable_size or ((60, 10, 15) if cfg.quick else (12_000, 500, 3_000))
+    side, chunk, width = _size(cfg)
     repeat = max(cfg.repeat, 1 if cfg.quick else 7)
     rows = []
     for spec in cfg.writable_modes or MODES:
-        x = square(side, chunk)
-        runs = _runs(x, width, *_spec(spec))
-        with dask.config.set(scheduler="threads"):
-            fns = {"unpadded": lambda x=x: float(x.sum().compute()), **runs}
-            got = rounds(fns, repeat, memory=False)
+        probe = _probe(spec)
+        made = probe.make(cfg)
+        with probe.scheduled():
+            got = made.timed(repeat, memory=False)
+        theirs = got.ratio("dask", "unpadded") if "dask" in made.runs else "none"
         row = {
             "geometry": f"pad {width} on {side}² float64, chunks {chunk}",
             "mode": spec,
             "read-only (daskpad) ratio": got.ratio("read-only", "unpadded"),
             "copies ratio": got.ratio("copies", "unpadded"),
-            "dask.array.pad ratio": got.ratio("dask", "unpadded") if "dask" in runs else "none",
+            "dask.array.pad ratio": theirs,
         }
         rows.append(row)
         _progress(cfg, "writable", row)
     return rows
 
 
-# --------------------------------------------------------------------------------------
-# asv
-# --------------------------------------------------------------------------------------
-
-
-class WritablePads:
+class WritablePads(_ProbeSuite):
     """pad + sum with read-only pad blocks and with every pad block a fresh copy, pad 15
     on 60² in chunks of 10 (the ``--quick`` size)."""
 
-    params = (["read-only", "copies"], MODES)
-    param_names = ("blocks", "mode")
-
-    def setup(self, blocks: str, spec: str) -> None:
-        self.run = _runs(square(60, 10), 15, *_spec(spec))[blocks]
-
-    def time_pad_sum(self, blocks: str, spec: str) -> None:
-        with dask.config.set(scheduler="threads"):
-            self.run()
+    probes = PROBES
+    params, param_names = key_params(PROBES, "mode")
+    time_read_only = timed("read-only")
+    time_copies = timed("copies")

@@ -1,6 +1,9 @@
 """What the sections share: the libraries compared, the arguments each mode gets, the
-verdicts against numpy.pad, tables and the machine line, and the cases: each declared once
-(:class:`Case`), timed by the runner's section and run by asv through ``CaseSuite``.
+verdicts against numpy.pad, tables and the machine line, and what is measured, each
+declared once and made the same way by the runner's section and by asv: a case
+(:class:`Case`: inputs, a pad, a run, an anchor; asv's ``_CaseSuite``), or, where that shape
+does not fit (build phases, held blocks, windows in a child process, whole commands), a
+probe (:class:`Probe`: a measured callable at a size; asv's ``_ProbeSuite``).
 
 Timing is in ``timing.py``, the input arrays in ``sources.py``. ``QUICK`` is the
 configuration of asv's benchmark classes: every section's ``--quick`` sizes.
@@ -408,3 +411,115 @@ class _CaseSuite:
         return 0 if self.y is None else tasks(self.y)
 
     track_tasks.unit = "tasks"  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------------------
+# probes: a measured callable at a size, where a case's pad-then-run does not fit
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Made:
+    """What a probe makes at one size: ``runs``, its measured callables by name (called
+    with no arguments; one that times itself returns ``timing.Took``); ``counts``, the
+    numbers read of it by name (called with no arguments, after the runs they need);
+    ``tmp``, a directory to remove afterwards."""
+
+    runs: dict[str, Callable[[], Any]]
+    counts: dict[str, Callable[[], float]] = field(default_factory=dict)
+    tmp: Path | None = None
+
+    def timed(self, repeat: int, names: Any = None, **kw: Any):
+        """``timing.rounds`` (``kw`` its options) of the runs named (all unless given)."""
+        return rounds({n: self.runs[n] for n in names or self.runs}, repeat, **kw)
+
+    def remove(self) -> None:
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One measured thing of a section (build phases, held blocks, windows computed in a
+    child process, whole commands): ``make(cfg)`` builds it at the size ``cfg`` asks for
+    (asv's: ``QUICK``), a :class:`Made`; it raises NotImplementedError (``skip``) where it
+    does not apply. Its runs go on local threads, or with ``scheduler`` None on whatever
+    dask's configuration says."""
+
+    key: tuple
+    make: Callable[[Any], Made]
+    scheduler: str | None = "threads"
+
+    def scheduled(self) -> Any:
+        if self.scheduler is None:
+            return contextlib.nullcontext()
+        return dask.config.set(scheduler=self.scheduler)
+
+
+def probes(*declared: Probe) -> dict[tuple, Probe]:
+    return {probe.key: probe for probe in declared}
+
+
+def key_params(declared: dict[tuple, Any], *names: str):
+    """asv's ``params`` and ``param_names``: each part of the keys, its values in their
+    order of first appearance."""
+    return tuple(list(dict.fromkeys(key[i] for key in declared)) for i in range(len(names))), names
+
+
+class _ProbeSuite:
+    """asv's benchmarks over a section's probes (a subclass sets ``probes``, ``params``,
+    ``param_names`` and its benchmarks, each made by :func:`timed`, :func:`peakmem` or
+    :func:`tracked` from a run or count of the probe's): ``setup`` makes the probe named by
+    the parameters at the ``--quick`` size, ``teardown`` removes its directory."""
+
+    probes: dict[tuple, Probe]
+    made: Made | None = None
+
+    def check(self, *key: Any) -> None:
+        """Skip (``skip``) a parameter combination the report does not time; here, none."""
+
+    def setup(self, *key: Any) -> None:
+        self.probe = self.probes.get(key) or skip(f"no case {key}")
+        self.check(*key)
+        self.made = self.probe.make(QUICK)
+
+    def teardown(self, *key: Any) -> None:
+        if self.made is not None:
+            self.made.remove()
+        self.made = None
+
+    def _run(self, name: str) -> Any:
+        with self.probe.scheduled():
+            return self.made.runs[name]()  # type: ignore[union-attr]
+
+
+def timed(run: str) -> Callable[..., None]:
+    """An asv ``time_*`` benchmark of the probe's run ``run``."""
+
+    def time_run(self: _ProbeSuite, *params: Any) -> None:
+        self._run(run)
+
+    return time_run
+
+
+def peakmem(run: str) -> Callable[..., None]:
+    """An asv ``peakmem_*`` benchmark of the probe's run ``run``."""
+
+    def peakmem_run(self: _ProbeSuite, *params: Any) -> None:
+        self._run(run)
+
+    return peakmem_run
+
+
+def tracked(count: str, unit: str, after: str | None = None) -> Callable[..., float]:
+    """An asv ``track_*`` benchmark of the probe's count ``count`` (in ``unit``), read after
+    its run ``after``, if given."""
+
+    def track_count(self: _ProbeSuite, *params: Any) -> float:
+        if after is not None:
+            self._run(after)
+        with self.probe.scheduled():
+            return self.made.counts[count]()  # type: ignore[union-attr]
+
+    track_count.unit = unit  # type: ignore[attr-defined]
+    return track_count

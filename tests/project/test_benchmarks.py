@@ -235,7 +235,10 @@ NOT_UNDER_QUERY_PLANNING = pytest.mark.xfail(
     reason="dask.array.store / deterministic tokens under dask's array-expr",
     strict=True,
 )
-#: sections the runner alone measures: no asv benchmark (whole processes and the disk)
+#: sections the runner alone measures, with no asv benchmark: rectilinear times whole
+#: processes (``cp -r`` and the command, each started fresh, the disk synced between runs,
+#: optionally with the input evicted), which asv's timings of its own process cannot; the
+#: command under asv is ``bench_cli.Command``
 RUNNER_ONLY = {"bench_rectilinear"}
 MARKS = {
     "bench_cluster": [
@@ -259,6 +262,7 @@ def test_asv_benchmarks_are_found_and_run_once(module_name):
     if str(ROOT) not in sys.path:
         sys.path.append(str(ROOT))  # the package ``benchmarks``, as asv imports it
     module = importlib.import_module(f"benchmarks.{module_name}")
+    common = importlib.import_module("benchmarks.common")
     assert callable(getattr(module, f"section_{module_name[len('bench_') :]}", None))
     assert not hasattr(module, "setup"), "a module-level setup would run before every class"
     found = asv_benchmarks(module)
@@ -280,6 +284,8 @@ def test_asv_benchmarks_are_found_and_run_once(module_name):
             continue
         # defined here: a class imported from another module would run twice under asv
         assert cls.__module__ == module.__name__, cls
+        # a few lines over the section's own cases or probes, made as the runner makes them
+        assert issubclass(cls, (common._CaseSuite, common._ProbeSuite)), cls
         check_asv_attributes(cls, names)
         run_once(cls(), names)
 
