@@ -4,6 +4,7 @@ ends it (Ctrl-C, SIGTERM, an error) said in one line with its exit status."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import traceback
@@ -51,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _stdout_to_devnull()
         return 141
     except (KeyboardInterrupt, Terminated) as e:
+        _release_interrupted(e)
         what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
         deleted = run is not None and run.deleted
         old = "; the old DST had been deleted (--overwrite in an object store)" if deleted else ""
@@ -74,6 +76,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
         except BrokenPipeError:
             _stdout_to_devnull()
+
+
+def _release_interrupted(e: BaseException) -> None:
+    """Free the frames a signal stopped (``e``'s traceback, and those of the exceptions
+    it was raised during) now, with warnings silenced. Freed after the command's one line
+    they would print warnings of work the signal cut short, such as a coroutine created
+    but never awaited when Ctrl-C came while zarr opened SRC."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seen: set[int] = set()
+        chained: BaseException | None = e
+        while chained is not None and id(chained) not in seen:
+            seen.add(id(chained))
+            traceback.clear_frames(chained.__traceback__)
+            chained.__traceback__ = None
+            chained = chained.__context__
+        gc.collect()
 
 
 def _stdout_to_devnull() -> None:

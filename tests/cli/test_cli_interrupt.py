@@ -5,6 +5,7 @@ prints a traceback."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import os
 import shutil
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -310,3 +312,30 @@ def test_a_signal_whose_exception_python_drops_during_the_write_stops_the_commit
     assert (status, err.splitlines()) == (status_for, [line]), out
     assert _files(dst) == old
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr", "src.zarr"]
+
+
+def test_ctrl_c_while_src_opens_leaves_no_coroutine_warning(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while zarr opens SRC cuts short a coroutine it had created but not yet
+    awaited; freeing it warns. The command still says its one line and nothing else."""
+    import daskpad.cli.opened
+    from daskpad.cli import main
+
+    src, dst, old = _stores(tmp_path)
+
+    async def open_consolidated() -> None:
+        pass
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        pending = open_consolidated()  # noqa: F841  (never awaited: Ctrl-C came first)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(daskpad.cli.opened, "open_source", interrupted)
+    argv = ["pad", src, dst, "--width", "lat=1", "--overwrite", "--no-progress"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        status = main(list(map(str, argv)))
+        gc.collect()
+    out, err = capsys.readouterr()
+    assert (status, err.splitlines(), out) == (130, [STOPPED[signal.SIGINT][1]], "")
+    assert [str(w.message) for w in caught] == []
+    assert _files(dst) == old
