@@ -145,12 +145,14 @@ def regular_grid(chunk_shape: Sequence[int]) -> dict[str, Any]:
     return {"name": "regular", "configuration": {"chunk_shape": [int(c) for c in chunk_shape]}}
 
 
-def enable_rectilinear_grids() -> None:
-    """Turn zarr's rectilinear chunk grids on in this process for good (a cluster's
-    workers, which read and write arrays on such grids)."""
+def set_rectilinear_grids(on: bool) -> bool:
+    """Turn zarr's rectilinear chunk grids on or off in this process (a cluster's workers,
+    which read and write arrays on such grids); returns whether they were on."""
     import zarr
 
-    zarr.config.set({"array.rectilinear_chunks": True})
+    was = bool(zarr.config.get("array.rectilinear_chunks", False))
+    zarr.config.set({"array.rectilinear_chunks": on})
+    return was
 
 
 def chunk_key_encoder(document: Mapping[str, Any]) -> Callable[[tuple[int, ...]], str]:

@@ -5,6 +5,8 @@ losing data: the tasks still running are waited for before what they write is re
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import socket
 import time
 from collections.abc import Iterator
@@ -75,11 +77,15 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
         time.sleep(0.1)
 
 
-def client_for(request: Request) -> Cluster | None:
-    """The cluster of ``--scheduler``, ``--scheduler-file`` or ``--workers``, else None
-    (local threads)."""
+@contextlib.contextmanager
+def connected(request: Request) -> Iterator[Cluster | None]:
+    """The cluster of ``--scheduler``, ``--scheduler-file`` or ``--workers`` for the run's
+    length, else None (local threads). Its client is closed at the end (with it the
+    cluster the command started), and the log levels and environment the command quieted
+    while it ran are restored."""
     if request.scheduler is None and request.workers is None and request.scheduler_file is None:
-        return None
+        yield None
+        return
     try:
         from distributed import Client
     except ImportError:
@@ -87,30 +93,26 @@ def client_for(request: Request) -> Cluster | None:
             "--scheduler, --scheduler-file and --workers need dask.distributed "
             "(pip install distributed)"
         ) from None
-    import logging
+    with _quiet_logs():
+        cluster = _cluster(Client, request)
+        try:
+            yield cluster
+        finally:
+            cluster.client.close()
 
-    # a stopped run cancels its futures: what distributed and asyncio then log about them
-    # (cancelled tasks, a gather that never finished) is not for the command's user
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
+def _cluster(client: Any, request: Request) -> Cluster:
+    """A client of the cluster ``request`` names, or of a local one started for it."""
     if request.scheduler_file is not None:
         address = _address_in(request.scheduler_file)
         what = f"--scheduler-file {request.scheduler_file} (scheduler {address})"
-        return Cluster(_connect(Client, address, request.scheduler_timeout, what), own=False)
+        return Cluster(_connect(client, address, request.scheduler_timeout, what), own=False)
     if request.scheduler is not None:
-        return Cluster(_connect(Client, request.scheduler, request.scheduler_timeout), own=False)
-    # a local cluster: no dashboard port to fight over, and the same quiet workers
-    import os
-
-    # read by the worker processes (asyncio: an object store's client sessions closed
-    # with a stopped worker). The workers' own log is silenced: what goes wrong on one
-    # reaches the command as the task's exception, and what a stopped run makes them log
-    # (a heartbeat to the scheduler closing before them) is not for the user.
-    os.environ["DASK_LOGGING__DISTRIBUTED"] = "critical"
-    os.environ["DASK_LOGGING__ASYNCIO"] = "critical"
+        return Cluster(_connect(client, request.scheduler, request.scheduler_timeout), own=False)
+    # a local cluster: no dashboard port to fight over, and the same quiet workers;
     # Ctrl-C or SIGTERM while the workers start: acted on once they are up (closed)
-    client = held_while(
-        lambda: Client(
+    started = held_while(
+        lambda: client(
             n_workers=request.workers,
             threads_per_worker=1,
             dashboard_address=":0",
@@ -118,7 +120,43 @@ def client_for(request: Request) -> Cluster | None:
         ),
         undo=lambda client: client.close(),
     )
-    return Cluster(client, own=True)  # closed first when a run stops
+    return Cluster(started, own=True)  # closed first when a run stops
+
+
+#: the levels of the loggers whose messages about a stopped run are not for its user
+QUIETED_LOGGERS = {"distributed": logging.ERROR, "asyncio": logging.CRITICAL}
+#: the environment a local cluster's worker processes read: their own log silenced, as
+#: what goes wrong on one reaches the command as the task's exception, and what a stopped
+#: run makes them log (a heartbeat closing, an object store's client session closed with
+#: the worker) is not for the user
+QUIETED_ENVIRONMENT = {
+    "DASK_LOGGING__DISTRIBUTED": "critical",
+    "DASK_LOGGING__ASYNCIO": "critical",
+}
+
+
+@contextlib.contextmanager
+def _quiet_logs() -> Iterator[None]:
+    """While the command uses a cluster: a stopped run cancels its futures, and what
+    distributed and asyncio then log about them (cancelled tasks, a gather that never
+    finished) is not for the command's user. The levels and environment are restored
+    after."""
+    loggers = {name: logging.getLogger(name) for name in QUIETED_LOGGERS}
+    levels = {name: logger.level for name, logger in loggers.items()}
+    environment = {name: os.environ.get(name) for name in QUIETED_ENVIRONMENT}
+    try:
+        for name, logger in loggers.items():
+            logger.setLevel(QUIETED_LOGGERS[name])
+        os.environ.update(QUIETED_ENVIRONMENT)
+        yield
+    finally:
+        for name, logger in loggers.items():
+            logger.setLevel(levels[name])
+        for name, value in environment.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _address_in(path: str) -> str:

@@ -10,13 +10,13 @@ import itertools
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from daskpad._compat.libraries import (
-    enable_rectilinear_grids,
     rectilinear_grids,
     rectilinear_support,
+    set_rectilinear_grids,
 )
 from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes, zarr_format_of
 from daskpad.cli.opened import Opened
@@ -33,10 +33,22 @@ def rectilinear_readable() -> contextlib.AbstractContextManager[Any]:
     return rectilinear_grids() if rectilinear_support() is None else contextlib.nullcontext()
 
 
-def workers_read_rectilinear(client: Any) -> None:
-    """The same for the workers of ``client``'s cluster."""
-    if rectilinear_support() is None:
-        client.run(enable_rectilinear_grids)
+@contextlib.contextmanager
+def workers_reading_rectilinear(client: Any, restore: bool) -> Iterator[None]:
+    """The same for the workers of ``client``'s cluster, while the run uses it; with
+    ``restore`` (a cluster the command did not start), those that had the grids off have
+    them off again after."""
+    if rectilinear_support() is not None:
+        yield
+        return
+    was = client.run(set_rectilinear_grids, True)
+    try:
+        yield
+    finally:
+        off = [worker for worker, on in was.items() if restore and not on]
+        if off:
+            with contextlib.suppress(Exception):  # (a worker gone meanwhile)
+                client.run(set_rectilinear_grids, False, workers=off)
 
 
 def check_request(request: Request) -> None:

@@ -5,12 +5,13 @@ rectilinear grids), so that DST opens only once complete."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 
 from daskpad.cli.budget import UNBOUNDED
-from daskpad.cli.cluster import Cluster, client_for
-from daskpad.cli.grids import check_request, described, plan_for, workers_read_rectilinear
+from daskpad.cli.cluster import connected
+from daskpad.cli.grids import check_request, described, plan_for, workers_reading_rectilinear
 from daskpad.cli.info import show
 from daskpad.cli.io import (
     CliError,
@@ -75,19 +76,15 @@ def pad(run: Run) -> int:
     same = opened.kind == "zarr" and fmt == zarr_format_of(src)
     out = prepare_for_zarr(padded, same_format=same)
     replacing = not dst.is_empty()  # (checked: only with --overwrite, and a zarr store)
-    cluster: Cluster | None = None
-    try:
-        cluster = client_for(request)
+    with contextlib.ExitStack() as stack:
+        cluster = stack.enter_context(connected(request))
         if cluster is not None:
-            workers_read_rectilinear(cluster.client)
+            stack.enter_context(workers_reading_rectilinear(cluster.client, not cluster.own))
         start = time.perf_counter()
         show_progress = request.progress
         if show_progress is None:  # neither --progress nor --no-progress: when someone watches
             show_progress = sys.stderr.isatty()
         write(run, out, dst, fmt, cluster, show_progress, tiling, rect)
-    finally:
-        if cluster is not None:
-            cluster.client.close()
     seconds = time.perf_counter() - start
     print(_said(opened, dst, replacing, seconds, request))
     return 0

@@ -841,6 +841,30 @@ def test_scheduler(tmp_path, sources):
         np.testing.assert_array_equal(stored(tmp_path / f"{tiles}.zarr", "t"), expected)
 
 
+@pytest.mark.cluster
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_a_run_on_a_cluster_restores_the_logging_it_quieted(tmp_path, sources, monkeypatch):
+    """The command quiets distributed's and asyncio's loggers (and its workers' through
+    the environment) while it uses a cluster; called as a function, it leaves them as
+    they were."""
+    import logging
+
+    from daskpad.cli import main
+
+    for name in ("DASK_LOGGING__DISTRIBUTED", "DASK_LOGGING__ASYNCIO"):
+        monkeypatch.delenv(name, raising=False)
+    loggers = [logging.getLogger(name) for name in ("distributed", "asyncio")]
+    monkeypatch.setattr(loggers[0], "level", logging.INFO)
+    monkeypatch.setattr(loggers[1], "level", logging.NOTSET)
+    with _tcp_cluster() as cluster:
+        argv = ["pad", sources[3], tmp_path / "out.zarr", "--width", "lon=2", "--no-progress"]
+        assert main([*map(str, argv), "--scheduler", cluster.scheduler_address]) == 0
+        assert cluster.scheduler.task_prefixes
+    assert [logger.level for logger in loggers] == [logging.INFO, logging.NOTSET]
+    assert "DASK_LOGGING__DISTRIBUTED" not in os.environ
+    assert "DASK_LOGGING__ASYNCIO" not in os.environ
+
+
 @pytest.mark.parametrize(
     "address, message",
     [

@@ -443,6 +443,35 @@ def test_a_run_on_workers_writes_the_same(runs, sources, tmp_path):
     assert _doc(dst / "tp")["chunk_grid"]["name"] == "rectilinear"
 
 
+@NEEDS
+@WRITES
+@pytest.mark.cluster
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_a_cluster_the_command_did_not_start_reads_rectilinear_grids_only_while_it_runs(
+    runs, sources, tmp_path
+):
+    """``--scheduler``: zarr's rectilinear grids are turned on in the workers for the run,
+    and off again after, as the cluster's owner had them."""
+    distributed = pytest.importorskip("distributed")
+    dst = tmp_path / "s.zarr"
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,  # the worker's zarr config is this process's
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=":0",
+    ) as cluster:
+        assert zarr.config.get("array.rectilinear_chunks", False) is False
+        argv = ["pad", sources["zarr3"], dst, *CASES["copies"], "--chunk-grid", "rectilinear"]
+        run = _stored_run([*argv, "--scheduler", cluster.scheduler_address, "--no-progress"])
+        assert run.returncode == 0, run.stderr
+        assert cluster.scheduler.task_prefixes  # the pads were computed there
+        assert zarr.config.get("array.rectilinear_chunks", False) is False
+    regular, _ = runs["copies", "zarr3"]
+    xr.testing.assert_identical(opened(dst), opened(regular))
+
+
 def _digest(path: Path) -> dict[str, bytes]:
     return {str(p.relative_to(path)): p.read_bytes() for p in path.rglob("*") if p.is_file()}
 
