@@ -16,7 +16,7 @@ from daskpad.cli.args import build_parser
 from daskpad.cli.demo import demo
 from daskpad.cli.grids import rectilinear_readable
 from daskpad.cli.info import info
-from daskpad.cli.io import CliError, WriteFailed
+from daskpad.cli.io import CliError, WriteFailed, with_notes
 from daskpad.cli.pad import pad
 from daskpad.cli.request import Run, request_from
 from daskpad.cli.signals import Terminated, answered
@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(e, WriteFailed):
             what = f"writing DST failed, {e.dst or 'DST left as it was'}: {e}"
         else:
-            what = str(e) if known else f"{type(e).__name__}: {e}"
+            what = with_notes(e) if known else f"{type(e).__name__}: {with_notes(e)}"
         hint = "" if args.debug or known else " (--debug shows the traceback)"
         print(f"daskpad: error: {what}{hint}", file=sys.stderr)
         return 2 if known else 1

@@ -47,6 +47,12 @@ class WriteFailed(Exception):
 # --------------------------------------------------------------------------------------
 # Locations: what SRC is, whether DST may be written
 # --------------------------------------------------------------------------------------
+def with_notes(e: BaseException) -> str:
+    """An exception's message and its notes (which variable a refusal of numpy.pad's is
+    about), on one line."""
+    return "; ".join([str(e), *getattr(e, "__notes__", ())])
+
+
 def locate_or_explain(text: str, options: Mapping[str, Any], what: str) -> Location:
     """:func:`daskpad.store.locations.locate`, its refusals as :class:`CliError`."""
     try:

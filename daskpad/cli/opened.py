@@ -16,6 +16,7 @@ from daskpad.cli.io import (
     open_source,
     select_variables,
     source_kind,
+    with_notes,
 )
 from daskpad.cli.request import Request
 from daskpad.store.commit import local_threads
@@ -73,5 +74,5 @@ def open_and_pad(request: Request, check: Callable[[Location], None] | None = No
     except (ValueError, TypeError, OverflowError) as e:
         # refused when the graph is built (a fill that does not fit the dtype, a pad of
         # more blocks than the limit): say which options asked for it
-        raise CliError(f"{request.padding_options()}: {e}") from None
+        raise CliError(f"{request.padding_options()}: {with_notes(e)}") from None
     return Opened(src, kind, ds, padded, how)

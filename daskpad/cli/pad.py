@@ -54,6 +54,10 @@ def pad(run: Run) -> int:
         else f" in {tiling.ntiles} tiles, each holding about {fmt_bytes(memory)} at most "
         "(--memory; the input blocks at tile edges are read twice)"
     )
+    for stale in leftovers(dst.local_path) if dst.local else ():
+        print(
+            f"daskpad: note: {stale} is left from an interrupted run; delete it", file=sys.stderr
+        )
     if request.dry_run:
         show(opened, request)
         if rect is not None:
@@ -67,10 +71,6 @@ def pad(run: Run) -> int:
         raise CliError(
             f"the padded variables {', '.join(bad)} have chunks zarr cannot store "
             f"({padded[bad[0]].chunks}); this is a daskpad bug, please report it"
-        )
-    for stale in leftovers(dst.local_path) if dst.local else ():
-        print(
-            f"daskpad: note: {stale} is left from an interrupted run; delete it", file=sys.stderr
         )
 
     same = opened.kind == "zarr" and fmt == zarr_format_of(src)

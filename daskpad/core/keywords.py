@@ -127,7 +127,8 @@ _KEYWORDS: dict[str, Keyword] = {
             metavar=_VALUE_FORM,
             help="mode constant: the fill in decoded units (after scale_factor), for every "
             "dimension padded with constant or (DIM=) for one (default: NaN, the fill value "
-            "where a variable has one, promoting integer data without one to float)",
+            "where a variable has one, promoting integer data without one to float); for "
+            "a time variable, a whole number of nanoseconds since 1970-01-01",
         ),
         Keyword(
             "end_values",

@@ -218,8 +218,14 @@ class Options:
                 new = pad_data(data, axis_widths, mode, kwargs, chunks)
             else:
                 new = _chained(var.data, axis_widths, steps, in_call, promoted, fill, chunks)
-        except (ValueError, OverflowError) as e:
-            if not any("constant_values" in s.kwargs for s, c in zip(steps, in_call) if c):
+        except (ValueError, TypeError, OverflowError) as e:
+            if isinstance(e, TypeError) or not any(
+                "constant_values" in s.kwargs for s, c in zip(steps, in_call) if c
+            ):
+                # numpy.pad's refusal as it is (a mode its dtype has no arithmetic for,
+                # a mean of times), with a note of which variable
+                if name != THIS_ARRAY:
+                    e.add_note(f"in the variable {str(name)!r} ({var.dtype})")
                 raise
             # a given fill the variable's dtype cannot hold (NaN in integers, a number
             # out of its range): numpy.pad's refusal, saying which variable and why

@@ -790,6 +790,9 @@ def test_interrupted_write_leaves_no_dst(sig, tmp_path, sources):
             zarr.open_group(leftover[0], mode="r")
         with pytest.raises(FileNotFoundError):
             pytest.importorskip("xarray").open_zarr(leftover[0])
+        dry = daskpad("pad", src, dst, "--width", "lat=1", "--dry-run")
+        assert dry.returncode == 0, dry.stderr
+        assert f"{leftover[0]} is left from an interrupted run" in dry.stderr
         again = daskpad("pad", src, dst, "--width", "lat=1", "--mode", "edge", "--no-progress")
         assert again.returncode == 0, again.stderr
         assert f"{leftover[0]} is left from an interrupted run" in again.stderr

@@ -321,6 +321,18 @@ def test_a_time_constant_the_units_cannot_hold_is_refused(options, why, sources,
     assert not list(tmp_path.iterdir())
 
 
+def test_a_mode_a_variables_dtype_cannot_take_names_the_variable(sources, tmp_path, capsys):
+    """numpy.pad's refusal of a mean of times, in one line that says which variable."""
+    dst = tmp_path / "out.zarr"
+    args = ["pad", str(sources["zarr3"]), str(dst), "--width", "time=1", "--mode", "mean"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("daskpad: error: --width time=1 --mode mean: "), err
+    assert err.count("\n") == 1, err
+    assert "in the variable 'when' (datetime64[ns])" in err, err
+    assert not list(tmp_path.iterdir())
+
+
 def test_a_value_out_of_the_packed_range_says_the_range():
     from daskpad.xarray.stored import _encode
 

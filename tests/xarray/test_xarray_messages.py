@@ -76,3 +76,15 @@ def test_messages_name_the_argument_and_what_works(ds, call, error, says):
 def test_the_mode_message_points_to_the_names_table(ds):
     with pytest.raises(ValueError, match=r"docs/boundaries\.md"):
         ds.pad2(lon=2, mode="periodic")
+
+
+def test_numpys_refusal_keeps_its_type_and_notes_the_variable():
+    when = np.array(["2000-01-01", "2000-01-03"], dtype="datetime64[ns]")
+    ds = xr.Dataset({"v": ("x", [1.0, 2.0]), "when": ("x", when)}).chunk(1)
+    with pytest.raises(TypeError) as numpys:
+        np.pad(when, 1, mode="mean")
+    with pytest.raises(TypeError) as ours:
+        ds.pad2(x=1, mode="mean")
+    assert type(ours.value) is type(numpys.value)
+    assert str(ours.value) == str(numpys.value)
+    assert ours.value.__notes__[-1:] == ["in the variable 'when' (datetime64[ns])"]
