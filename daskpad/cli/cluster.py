@@ -24,7 +24,7 @@ from daskpad.store.settle import run_tag
 
 @dataclass(frozen=True)
 class Cluster:
-    """The dask.distributed cluster a run computes on (:func:`client_for`)."""
+    """The dask.distributed cluster a run computes on (:func:`connected`)."""
 
     #: its distributed Client
     client: Any
