@@ -321,6 +321,7 @@ def test_a_time_constant_the_units_cannot_hold_is_refused(options, why, sources,
     assert not list(tmp_path.iterdir())
 
 
+@WRITES
 def test_a_mode_a_variables_dtype_cannot_take_names_the_variable(sources, tmp_path, capsys):
     """numpy.pad's refusal of a mean of times, in one line that says which variable."""
     dst = tmp_path / "out.zarr"
