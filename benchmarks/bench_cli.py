@@ -9,7 +9,7 @@ default ``--memory`` (``threads``), tile by tile (``--memory 64MB``, ``tiled``) 
 2-worker local cluster (``--workers 2``, ``cluster``, not with ``--quick``; its baseline
 the copy on such a cluster; the memory of its worker processes is not measured). The
 section and asv run the same commands (``_command``); asv's probes write the ``--quick``
-stores (4 x 4 and 8 x 8 blocks of 64 x 64, ``--memory 64kB`` tile by tile) and, the
+store (4 x 4 blocks of 64 x 64, ``--memory 64kB`` tile by tile) and, the
 command running in a process of its own, its numbers are ``track_*`` values read from
 that process, not asv's timings of this one.
 """
@@ -53,7 +53,7 @@ CLI_CASES = ("threads", "tiled", "cluster")
 
 def _cli_geometry(cfg):
     """(grid sides n, chunk side, --memory of the tiled runs)."""
-    sides = (4, 8) if cfg.quick else (16,)
+    sides = (4,) if cfg.quick else (16,)
     chunk = 64 if cfg.quick else 1024
     memory = "64kB" if cfg.quick else "64MB"
     return sides, chunk, memory

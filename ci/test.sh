@@ -2,9 +2,10 @@
 # The project's test command (README: "Run the tests").
 # The static checks run first (ruff, mypy in strict mode, import-linter's layers). Then the
 # suite runs twice: with dask's classic graphs and with dask's array query planning (array-expr), which dask
-# will switch on by default in a later release. Cluster tests (process workers) and the
+# will switch on by default in a later release. Cluster tests (process workers), the
 # quick runs of the benchmark commands (marker "e2e": they time daskpad beside
-# dask.array.pad, which array-expr does not have) run in the first pass only.
+# dask.array.pad, which array-expr does not have) and the command's tests (tests/cli: it
+# writes with xarray's to_zarr, which array-expr cannot run) run in the first pass only.
 # CI (.ci/run) runs this once per stack of dependencies, and narrows the floor stack's run
 # with these switches: DASKPAD_CHECKS=0 leaves out the static checks (one stack runs them),
 # DASKPAD_GRAPHS=classic leaves out the query-planning pass, DASKPAD_MARKERS is a pytest
@@ -56,7 +57,15 @@ python -m pytest ${PROCESSES[@]+"${PROCESSES[@]}"} ${COVERAGE[@]+"${COVERAGE[@]}
 took "classic graphs"
 if [ "${DASKPAD_GRAPHS:-all}" != classic ]; then
 echo "== daskpad tests: dask array query planning (DASK_ARRAY__QUERY_PLANNING=True)"
+# The whole suite, less the command's tests (tests/cli) when no tests are named: the command
+# writes DST through xarray's to_zarr, whose dask.array.store array-expr does not implement,
+# so they would be expected failures; what it pads is pad2's (tests/xarray, both passes).
+QP_SCOPE=()
+if [ $# = 0 ]; then
+    QP_SCOPE=(--ignore=tests/cli)
+fi
 DASK_ARRAY__QUERY_PLANNING=True python -m pytest ${PROCESSES[@]+"${PROCESSES[@]}"} \
-    -m "not cluster and not e2e${MARKERS:+ and ($MARKERS)}" -p no:cacheprovider --durations=15 "$@"
+    -m "not cluster and not e2e${MARKERS:+ and ($MARKERS)}" -p no:cacheprovider --durations=15 \
+    ${QP_SCOPE[@]+"${QP_SCOPE[@]}"} "$@"
 took "query planning"
 fi
