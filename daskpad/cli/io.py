@@ -44,15 +44,15 @@ class WriteFailed(Exception):
         self.dst = dst
 
 
-# --------------------------------------------------------------------------------------
-# Locations: what SRC is, whether DST may be written
-# --------------------------------------------------------------------------------------
 def with_notes(e: BaseException) -> str:
     """An exception's message and its notes (which variable a refusal of numpy.pad's is
     about), on one line."""
     return "; ".join([str(e), *getattr(e, "__notes__", ())])
 
 
+# --------------------------------------------------------------------------------------
+# Locations: what SRC is, whether DST may be written
+# --------------------------------------------------------------------------------------
 def locate_or_explain(text: str, options: Mapping[str, Any], what: str) -> Location:
     """:func:`daskpad.store.locations.locate`, its refusals as :class:`CliError`."""
     try:
