@@ -18,6 +18,7 @@ from daskpad._compat.libraries import (
     rectilinear_support,
     set_rectilinear_grids,
 )
+from daskpad.cli.cluster import Cluster
 from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes, zarr_format_of
 from daskpad.cli.opened import Opened
 from daskpad.cli.request import Request
@@ -34,21 +35,20 @@ def rectilinear_readable() -> contextlib.AbstractContextManager[Any]:
 
 
 @contextlib.contextmanager
-def workers_reading_rectilinear(client: Any, restore: bool) -> Iterator[None]:
-    """The same for the workers of ``client``'s cluster, while the run uses it; with
-    ``restore`` (a cluster the command did not start), those that had the grids off have
-    them off again after."""
+def workers_reading_rectilinear(cluster: Cluster) -> Iterator[None]:
+    """The same for the workers of ``cluster``, while the run uses it; on a cluster the
+    command did not start, those that had the grids off have them off again after."""
     if rectilinear_support() is not None:
         yield
         return
-    was = client.run(set_rectilinear_grids, True)
+    was = cluster.client.run(set_rectilinear_grids, True)
     try:
         yield
     finally:
-        off = [worker for worker, on in was.items() if restore and not on]
+        off = [worker for worker, on in was.items() if not (cluster.own or on)]
         if off:
             with contextlib.suppress(Exception):  # (a worker gone meanwhile)
-                client.run(set_rectilinear_grids, False, workers=off)
+                cluster.client.run(set_rectilinear_grids, False, workers=off)
 
 
 def check_request(request: Request) -> None:

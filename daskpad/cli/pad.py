@@ -79,7 +79,7 @@ def pad(run: Run) -> int:
     with contextlib.ExitStack() as stack:
         cluster = stack.enter_context(connected(request))
         if cluster is not None:
-            stack.enter_context(workers_reading_rectilinear(cluster.client, not cluster.own))
+            stack.enter_context(workers_reading_rectilinear(cluster))
         start = time.perf_counter()
         show_progress = request.progress
         if show_progress is None:  # neither --progress nor --no-progress: when someone watches
