@@ -158,8 +158,20 @@ def _pad_in_steps(x: da.Array, plan: PadPlan, chunks: Any) -> da.Array:
     y = x
     for _axis, step in plan.steps:
         y = pad_with_function(y, step) if step.whole_lines else pad_axes(y, step)
-    widths = [(ap.before, ap.after) for ap in plan.axes]
-    target = output_chunks(chunks, x.chunks, plan.new_shape, x.dtype, widths)
+    return in_output_chunks(y, x.chunks, [(ap.before, ap.after) for ap in plan.axes], chunks)
+
+
+def in_output_chunks(
+    y: da.Array,
+    input_chunks: tuple[tuple[int, ...], ...],
+    widths: Sequence[tuple[int, int]],
+    chunks: Any,
+) -> da.Array:
+    """``y``, the pad by ``widths`` of an array in ``input_chunks`` laid out in chunks of
+    its own (``chunks=None``'s, or a pad's in steps), in the output chunks ``chunks`` asks
+    for (:func:`pad`'s ``chunks``), each block assembled from the blocks it overlaps."""
+    pairs = [(int(before), int(after)) for before, after in widths]
+    target = output_chunks(chunks, input_chunks, y.shape, y.dtype, pairs)
     if isinstance(chunks, str) and chunks == "merge":
-        target = merge_slivers(y.chunks, dict(enumerate(widths)))
+        target = merge_slivers(y.chunks, dict(enumerate(pairs)))
     return y if target is None else regrid(y, target)

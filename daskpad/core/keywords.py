@@ -74,6 +74,16 @@ class Keyword:
         axis that a call covers without padding it (``pad2`` pads several dimensions of
         one mode in one numpy.pad call): numpy still reads it, so it must be one numpy
         takes (the fill the call promotes for, a whole axis for a statistic).
+    in_pads
+        Whether its values are written into the pads as they are (``constant_values``) or
+        as a ramp's end (``end_values``), so that a variable whose kept encoding cannot
+        store one of them is refused before anything is computed
+        (:mod:`daskpad.xarray.storable`). A ``"values"`` keyword that only scales or
+        shifts what the pad computes leaves it False.
+    computing
+        For a ``"choice"`` keyword of a mode that copies values (:attr:`daskpad.core.
+        registry.Mode.copies`): the choices under which the mode computes its pads from
+        the values instead (``reflect_type="odd"``: ``2 * edge - x``).
     flag, metavar, help
         The command's option (``--constant-value``), its value's form and its help.
     """
@@ -84,6 +94,8 @@ class Keyword:
     default: Any = None
     choices: tuple[str, ...] = ()
     neutral: Callable[[Keyword, int, Any], Any] = _the_default
+    in_pads: bool = False
+    computing: tuple[str, ...] = ()
     flag: str = ""
     metavar: str = ""
     help: str = ""
@@ -123,6 +135,7 @@ _KEYWORDS: dict[str, Keyword] = {
             "values",
             default=0,
             neutral=_the_fill,
+            in_pads=True,
             flag="--constant-value",
             metavar=_VALUE_FORM,
             help="mode constant: the fill in decoded units (after scale_factor), for every "
@@ -135,6 +148,7 @@ _KEYWORDS: dict[str, Keyword] = {
             ("linear_ramp",),
             "values",
             default=0,
+            in_pads=True,
             flag="--end-value",
             metavar=_VALUE_FORM,
             help="mode linear_ramp: the value ramped to, in decoded units, for every such "
@@ -156,6 +170,7 @@ _KEYWORDS: dict[str, Keyword] = {
             "choice",
             default="even",
             choices=("even", "odd"),
+            computing=("odd",),
             flag="--reflect-type",
             metavar="even|odd|DIM=even|DIM=odd",
             help="modes reflect, symmetric: for every such dimension or (DIM=) for one "

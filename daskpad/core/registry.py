@@ -137,6 +137,30 @@ def unregister(*names: str) -> None:
                 table.pop(mode.family, None)
 
 
+def copies_values(mode: Any, choices: Mapping[str, Any]) -> bool:
+    """Whether the pads of ``mode`` (a name; a function computes) are values of the array
+    itself, copied, mirrored or repeated (:attr:`Mode.copies`), with the ``choices`` given
+    for its ``"choice"`` keywords (``{"reflect_type": "odd"}`` computes: the keyword
+    table's :attr:`daskpad.core.keywords.Keyword.computing`)."""
+    if not (isinstance(mode, str) and mode in _MODES and _MODES[mode].copies):
+        return False
+    return not any(choices.get(name) in KEYWORDS[name].computing for name in keywords_of(mode))
+
+
+def values_in_pads(mode: Any, given: Mapping[str, Any]) -> list[Any]:
+    """The keyword values that ``mode`` (a name; a function has none) writes into its pads
+    as they are (:attr:`daskpad.core.keywords.Keyword.in_pads`: a constant, a ramp's end),
+    from ``given`` (each keyword's value, a scalar or a ``(before, after)`` pair), numpy's
+    default for one not given."""
+    found: list[Any] = []
+    for name in keywords_of(mode):
+        keyword = KEYWORDS[name]
+        if keyword.in_pads:
+            value = given.get(name, keyword.default)
+            found += list(value) if isinstance(value, (tuple, list)) else [value]
+    return found
+
+
 def mode_named(mode: Any) -> Mode:
     """The mode called ``mode``; ``ValueError`` naming the choices for any other string
     (an unhashable ``mode`` raises ``TypeError``, as a dict lookup does)."""

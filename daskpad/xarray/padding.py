@@ -15,7 +15,7 @@ from daskpad.core.keywords import KEYWORDS, keyword_misfits, keyword_names
 from daskpad.core.registry import check_kwargs
 from daskpad.xarray.coords import COORDS_POLICIES, CoordsPolicy, cannot_extend, extend_labels
 from daskpad.xarray.labelled import check_mode, modes_by_dim, normalize_widths
-from daskpad.xarray.variables import THIS_ARRAY, Options, fitting_encoding
+from daskpad.xarray.variables import THIS_ARRAY, Options, fitting_encoding, guard
 
 T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
 #: one mode, or a mode per dimension name
@@ -217,7 +217,11 @@ def pad2(
         widths, an unknown mode (another library's boundary name, such as "periodic", is
         translated in the message), a mode for a dimension without a width, keyword
         arguments that do not fit the modes, an unknown ``coords`` policy, or an index
-        coordinate that ``coords="extend"`` cannot extend.
+        coordinate that ``coords="extend"`` cannot extend. A value the encoding a variable
+        keeps (CF packing, ``_FillValue``, ``_Unsigned``, time units) cannot store, which
+        any writer of the result would store as another number: a constant or ramp end
+        here, a value the pads compute (odd reflection, a statistic, a user function)
+        when it is computed, in the graph (:mod:`daskpad.xarray.storable`).
     TypeError
         Widths that are not integers, ``pad_width`` that is not a mapping, or a mode per
         axis (a list) rather than per dimension name.
@@ -307,11 +311,14 @@ def pad_normalized(
     keep_attrs: bool | None = None,
     coords: CoordsPolicy = "extend",
     chunks: Any = None,
+    check_computed: bool = True,
     **keywords: Any,
 ) -> T_Xarray:
     """:func:`pad2` with widths already normalised; a mode mapping may name the dimensions
     in ``asked`` (``why`` says how to add one). ``keywords``: the modes' (of the keyword
-    table), None for one not given."""
+    table), None for one not given. ``check_computed=False`` leaves out the checks in the
+    graph of the values the pads compute against each variable's encoding, for a caller
+    that encodes those pads itself, with the same check (:mod:`daskpad.xarray.stored`)."""
     if coords not in COORDS_POLICIES:
         raise ValueError(f"coords must be one of {COORDS_POLICIES}, got {coords!r}")
     modes, default_mode = modes_by_dim(mode, asked, obj.sizes, why)
@@ -345,6 +352,7 @@ def pad_normalized(
         constant_values=constant_values,
         given=given,
         compat=compat,
+        check_computed=check_computed,
     )
     result = _pad_dataset(ds, widths, options, coords, keep, chunks)
 
@@ -404,11 +412,11 @@ def _pad_dataset(
                 raise cannot_extend(name, dim, f"its index is a {type(old).__name__}")
             before, after = widths[dim]
             labels = extend_labels(np.asarray(var.values), before, after, name, dim)
+            encoding = fitting_encoding(var.encoding, labels.dtype != var.dtype)
+            if labels.dtype.kind in "iufmM":  # (the new labels, in the encoding kept)
+                labels = guard(labels, name, encoding, [], [(0, (before, after), var.size)])
             new = xr.Variable(
-                (dim,),
-                labels,
-                attrs=var.attrs if keep_attrs else None,
-                encoding=fitting_encoding(var.encoding, labels.dtype != var.dtype),
+                (dim,), labels, attrs=var.attrs if keep_attrs else None, encoding=encoding
             )
             extended = PandasIndex.from_variables({name: new}, options={})
             indexes[name] = extended

@@ -13,11 +13,19 @@ import dask.array as da
 import numpy as np
 import xarray as xr
 
-from daskpad.api.pad import pad
+from daskpad.api.pad import in_output_chunks, pad
 from daskpad.core.keywords import KEYWORDS, keyword_names
-from daskpad.core.registry import MODES, numpy_pad
+from daskpad.core.registry import MODES, copies_values, numpy_pad, values_in_pads
 from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING
 from daskpad.xarray.labelled import Pair, choice_by_dim, per_dim
+from daskpad.xarray.storable import (
+    Region,
+    check_values,
+    checked_pads,
+    constrains,
+    time_value,
+    value_encoding,
+)
 
 #: a name no user variable has: a DataArray is padded as a one-variable Dataset under it
 THIS_ARRAY = "<daskpad-this-array>"
@@ -52,10 +60,38 @@ def pad_data(
 
 
 def fitting_encoding(encoding: Mapping[Any, Any], dtype_changed: bool) -> dict[Any, Any]:
+    """The encoding a padded variable keeps: less the input's layout and shape, and less
+    its stored dtype (and ``_Unsigned``, which reads that dtype as unsigned) where the pad
+    changed the dtype."""
     drop = set(LAYOUT_ENCODING + SHAPE_ENCODING)
     if dtype_changed:
-        drop.add("dtype")
+        drop.update(("dtype", "_Unsigned"))
     return {k: v for k, v in encoding.items() if k not in drop}
+
+
+def guard(
+    data: Any,
+    name: Hashable,
+    encoding: Mapping[Any, Any],
+    fills: list[Any],
+    regions: list[Region],
+) -> Any:
+    """``data``, a variable's padded values (decoded) that a writer will store with
+    ``encoding`` (the one it keeps), refusing what the encoding cannot store: the
+    ``fills`` (constants, ramp ends) at once, and the computed pad ``regions`` as they
+    are computed (:mod:`daskpad.xarray.storable`). ``name``: the variable (None: the
+    array)."""
+    values = value_encoding(encoding, data.dtype)
+    if not constrains(values, data.dtype):
+        return data
+    if fills and data.dtype.kind in "iufcmM":
+        if data.dtype.kind in "mM":
+            probes = np.array([time_value(v, data.dtype, name) for v in fills], data.dtype)
+        else:
+            with np.errstate(all="ignore"):  # (as numpy.pad casts them: it refused worse)
+                probes = np.asarray([np.asarray(v).astype(data.dtype) for v in fills])
+        check_values(probes, variable=name, encoding=values)
+    return checked_pads(data, regions, variable=name, encoding=values)
 
 
 @dataclass(frozen=True)
@@ -84,6 +120,9 @@ class Options:
     #: constant_values per data variable, and for the others (per dimension, default)
     constant_by_var: Mapping[Hashable, tuple[dict[Hashable, Pair], Pair | None]]
     constant: tuple[dict[Hashable, Pair], Pair | None] | None
+    #: whether pad2 checks in the graph the values its pads compute against the encoding
+    #: a variable keeps (the constants and ramp ends are checked at the call, always)
+    check_computed: bool = True
 
     @classmethod
     def resolve(
@@ -96,6 +135,7 @@ class Options:
         constant_values: Any,
         given: Mapping[str, Any],
         compat: bool,
+        check_computed: bool = True,
     ) -> Options:
         """The options of one call: ``constant_values`` (by data variable and dimension),
         and each other keyword ``given`` (not None) by dimension."""
@@ -133,7 +173,19 @@ class Options:
             constant_given=constant_values is not None,
             constant_by_var=by_var,
             constant=constant,
+            check_computed=check_computed,
         )
+
+    def broadcast(self, name: Hashable) -> set[str]:
+        """The keywords given for every dimension of variable ``name`` alike, as one value
+        or one ``(before, after)`` pair (not by dimension): numpy.pad reads such a form
+        as numpy values (``np.array(value)``'s dtype), where one pair per axis reads as
+        Python numbers, so a call over several axes hands numpy the form given."""
+        forms = {k for k, (by_dim, default) in self.by_keyword.items() if not by_dim}
+        spec = self.constant_by_var.get(name, self.constant)
+        if spec is not None and not spec[0] and spec[1] is not None:
+            forms.add("constant_values")
+        return forms
 
     def mode_of(self, dim: Hashable) -> Any:
         return self.modes.get(dim, self.default_mode)
@@ -211,13 +263,31 @@ class Options:
         promoted, fill = default_fill(var.dtype)
         if not any(s.default_fill for s in steps):
             promoted, fill = var.dtype, 0
+        encoding = fitting_encoding(var.encoding, promoted != var.dtype)
+        padded = [k for k, c in enumerate(in_call) if c and axis_widths[k] != (0, 0)]
+        # the pads that compute values the kept encoding may not hold, checked in the
+        # graph: laid out in chunks of their own first, then in the chunks asked for
+        regions = [
+            (k, axis_widths[k], var.shape[k])
+            for k in padded
+            if self.check_computed and _computes(steps[k])
+        ]
+        lazy = isinstance(var.data, da.Array)
+        own_chunks = (
+            None
+            if regions and lazy and constrains(value_encoding(encoding, promoted), promoted)
+            else chunks
+        )
+        broadcast = self.broadcast(name)
         try:
             if _uniform(steps, in_call):  # one mode: one numpy.pad call
-                mode, kwargs = _one_call(steps, in_call, fill, var.shape, own=True)
+                mode, kwargs = _one_call(steps, in_call, fill, var.shape, broadcast, own=True)
                 data = var.data if promoted == var.dtype else var.data.astype(promoted)
-                new = pad_data(data, axis_widths, mode, kwargs, chunks)
+                new = pad_data(data, axis_widths, mode, kwargs, own_chunks)
             else:
-                new = _chained(var.data, axis_widths, steps, in_call, promoted, fill, chunks)
+                new = _chained(
+                    var.data, axis_widths, steps, in_call, promoted, fill, own_chunks, broadcast
+                )
         except (ValueError, TypeError, OverflowError) as e:
             if isinstance(e, TypeError) or not any(
                 "constant_values" in s.kwargs for s, c in zip(steps, in_call) if c
@@ -235,12 +305,25 @@ class Options:
                 "constant_values, as in numpy.pad and xarray's pad (leave it out for "
                 "xarray's missing value, which promotes)"
             ) from e
-        return xr.Variable(
-            var.dims,
-            new,
-            attrs=var.attrs if keep_attrs else None,
-            encoding=fitting_encoding(var.encoding, promoted != var.dtype),
-        )
+        fills = []
+        for k in padded:
+            step = steps[k]
+            fills += [fill] if step.default_fill else values_in_pads(step.mode, step.kwargs)
+        shown = None if name == THIS_ARRAY else name
+        new = guard(new, shown, encoding, fills, regions)
+        if own_chunks is not chunks:
+            new = in_output_chunks(new, var.data.chunks, axis_widths, chunks)
+        attrs = var.attrs if keep_attrs else None
+        return xr.Variable(var.dims, new, attrs=attrs, encoding=encoding)
+
+
+def _computes(step: Step) -> bool:
+    """Whether a step's pads hold values computed when the graph runs (a statistic, odd
+    reflection, a ramp, a user function), not copies of the array's values nor the fills
+    known at the call (a constant; ``"empty"`` leaves its pads unset)."""
+    if isinstance(step.mode, str) and not MODES[step.mode].needs_data:
+        return False
+    return not copies_values(step.mode, step.kwargs)
 
 
 def _uniform(steps: list[Step], axes: list[bool]) -> bool:
@@ -259,12 +342,20 @@ def _uniform(steps: list[Step], axes: list[bool]) -> bool:
 
 
 def _one_call(
-    steps: list[Step], axes: list[bool], fill: Any, shape: tuple[int, ...], *, own: bool
+    steps: list[Step],
+    axes: list[bool],
+    fill: Any,
+    shape: tuple[int, ...],
+    broadcast: set[str],
+    *,
+    own: bool,
 ) -> tuple[Any, dict[str, Any]]:
     """The marked axes' steps, of one mode, as one numpy.pad call over every axis: the
     mode and its keywords, one entry per axis. Unmarked axes have width 0; they keep
     their own entries with ``own`` (numpy.pad still checks them, as for any axis), else
-    get neutral ones."""
+    get neutral ones. A keyword given in a ``broadcast`` form (one value or pair for every
+    dimension) is handed on as that one pair, which numpy reads as it reads the value
+    given (one pair per axis would read as Python numbers, in another precision)."""
     chosen = [s for s, marked in zip(steps, axes, strict=True) if marked]
     mode = chosen[0].mode
     kwargs: dict[str, Any] = {}
@@ -274,6 +365,10 @@ def _one_call(
             continue
         if not keyword.per_axis:  # (one value for the call: the marked axes share it)
             kwargs[key] = chosen[0].kwargs[key]
+            continue
+        marked_entries = {s.kwargs.get(key) for s, m in zip(steps, axes, strict=True) if m}
+        if key in broadcast and len(marked_entries) == 1 and None not in marked_entries:
+            kwargs[key] = marked_entries.pop()
             continue
         # (an axis of width 0, padded in another call or not at all, takes the neutral)
         kwargs[key] = tuple(
@@ -293,6 +388,7 @@ def _chained(
     promoted: np.dtype,
     fill: Any,
     chunks: Any,
+    broadcast: set[str],
 ) -> Any:
     """Axes of different modes, padded one after another in axis order: in memory one
     ``numpy.pad`` per axis, on dask one :func:`daskpad.pad` with a mode per axis (two
@@ -325,7 +421,7 @@ def _chained(
         marked = [k in group for k in range(len(steps))]
         alone = [w if m else (0, 0) for w, m in zip(widths, marked, strict=True)]
         if _uniform(steps, marked):
-            mode, kwargs = _one_call(steps, marked, fill, data.shape, own=False)
+            mode, kwargs = _one_call(steps, marked, fill, data.shape, broadcast, own=False)
         else:
             mode = {k: steps[k].mode for k in group}
             kwargs = {}

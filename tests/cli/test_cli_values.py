@@ -335,7 +335,7 @@ def test_a_mode_a_variables_dtype_cannot_take_names_the_variable(sources, tmp_pa
 
 
 def test_a_value_out_of_the_packed_range_says_the_range():
-    from daskpad.xarray.stored import _encode
+    from daskpad.xarray.storable import encode as _encode
 
     encoding = {"dtype": "int16", "scale_factor": 1e-4, "_FillValue": -32767}
     with pytest.raises(ValueError, match=r"1000000 is outside what int16 holds \(values from "):
@@ -344,7 +344,7 @@ def test_a_value_out_of_the_packed_range_says_the_range():
 
 def test_nat_without_a_fill_value_in_int32_is_refused_as_missing():
     """(int64 stores NaT as its smallest value; int32 has no room for it.)"""
-    from daskpad.xarray.stored import _encode
+    from daskpad.xarray.storable import encode as _encode
 
     encoding = {"dtype": "int32", "units": "hours since 2020-01-01"}
     with pytest.raises(ValueError, match="no _FillValue to store a missing value"):
@@ -378,7 +378,7 @@ def test_the_input_is_what_the_tests_mean():
 
 def test_a_time_the_units_cannot_express_is_refused():
     """Half a day in whole days: xarray would change the units; refused instead."""
-    from daskpad.xarray.stored import _encode
+    from daskpad.xarray.storable import encode as _encode
 
     when = np.array(["2000-01-02", "2000-01-02T12"], "datetime64[ns]")
     encoding = {"dtype": "int64", "units": "days since 2000-01-01"}

@@ -201,3 +201,100 @@ def test_a_keyword_that_would_shadow_another_is_refused(keyword, message):
     with pytest.raises(ValueError, match=message):
         define(keyword)
     assert "scale2" not in KEYWORDS
+
+
+LEVEL_MODULE = '''
+"""level: pads filled with the keyword ``level``, a value written into the pads as it is."""
+
+import numpy as np
+
+from daskpad.core.keywords import Keyword, define
+from daskpad.core.registry import Mode, register
+from daskpad.core.sides import blockwise_chunks, per_pad_block
+
+define(
+    Keyword(
+        "level",
+        ("level",),
+        "values",
+        default=0,
+        in_pads=True,
+        flag="--level",
+        metavar="V|B:A|DIM=V|DIM=B:A",
+        help="mode level: the value of the pads",
+    )
+)
+
+
+def level_block(edge, *, value, start, stop, axis):
+    shape = list(edge.shape)
+    shape[axis] = stop - start
+    return np.full(shape, value, edge.dtype)
+
+
+def build(x, ap, plan, sides):
+    n = ap.length
+    edges = (x.slab(ap.axis, 0, 1), x.slab(ap.axis, n - 1, n))
+
+    def make(side, chunks, offset):
+        kwargs = {"axis": ap.axis, "value": ap.pairs["level"][side]}
+        return blockwise_chunks(level_block, x, ap.axis, chunks, 0, [edges[side]], kwargs)
+
+    return per_pad_block(ap, sides, make)
+
+
+def reference(array, pad_width, level=0):
+    return np.pad(array, pad_width, mode="constant", constant_values=level)
+
+
+register([Mode("level", "leveled", reference=reference)], build)
+'''
+
+
+@pytest.fixture
+def level(tmp_path):
+    with imported(tmp_path, "level_mode", LEVEL_MODULE) as module:
+        try:
+            yield module
+        finally:
+            unregister("level")
+            undefine("level")
+
+
+def _packed_store(path):
+    """A store of an int16 variable packed with scale_factor 0.5 (values -16384 to
+    16383.5)."""
+    raw = np.arange(12, dtype="int16").reshape(3, 4)
+    attrs = {"scale_factor": 0.5, "_FillValue": np.int16(-32767)}
+    xr.Dataset({"t": (("y", "x"), raw, attrs)}).to_zarr(path)
+    return xr.open_zarr(path)
+
+
+def test_a_keyword_whose_values_go_into_the_pads_is_checked_against_the_encoding(level, tmp_path):
+    """The table says which keywords' values are written into the pads (``in_pads``):
+    pad2 refuses one the kept encoding cannot store, at the call, whatever it is called."""
+    ds = _packed_store(tmp_path / "src.zarr")
+    with pytest.raises(ValueError, match="1000000 is outside what int16 holds"):
+        ds.pad2(x=1, mode="level", level=1e6)
+    out = ds.pad2(x=1, mode="level", level=(2.5, -3))
+    np.testing.assert_array_equal(out.t.values[:, [0, -1]], [[2.5, -3]] * 3)
+
+
+@pytest.mark.xfail(
+    dask.config.get("array.query-planning", None) is True,
+    reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
+    strict=True,
+)
+def test_the_command_checks_such_a_keyword_before_writing(level, tmp_path, capsys):
+    pytest.importorskip("zarr")
+    from daskpad import cli
+
+    _packed_store(tmp_path / "src.zarr")
+    dst = tmp_path / "dst.zarr"
+    argv = ["pad", str(tmp_path / "src.zarr"), str(dst), "--width", "x=1", "--mode", "level"]
+    assert cli.main([*argv, "--level", "1000000"]) == 2
+    err = capsys.readouterr().err
+    assert "1000000 is outside what int16 holds" in err and err.count("\n") == 1, err
+    assert not dst.exists()
+    assert cli.main([*argv, "--level", "7"]) == 0
+    assert (xr.open_zarr(dst).t.values[:, 0] == 7).all()
