@@ -109,11 +109,12 @@ def _checked_parts(
 
 def _cut(x: da.Array, axis: int, start: int, stop: int) -> da.Array:
     """``x[start:stop]`` along ``axis``: its whole blocks there where both bounds are
-    chunk boundaries."""
+    chunk boundaries (with classic graphs: aliases, where a slice adds a task per block;
+    dask's array query planning has no ``blocks``, and plans slices itself)."""
     if (start, stop) == (0, x.shape[axis]):
         return x
     bounds = np.cumsum((0, *x.chunks[axis])).tolist()
-    if start in bounds and stop in bounds:
+    if start in bounds and stop in bounds and hasattr(x, "blocks"):
         where = slice(bounds.index(start), bounds.index(stop))
         blocks: da.Array = x.blocks[
             tuple(where if i == axis else slice(None) for i in range(x.ndim))

@@ -30,6 +30,9 @@ PACKED = {"scale_factor": 0.002, "add_offset": 273.0, "_FillValue": np.int16(-32
 OUT_OF_RANGE = r"variable 't2m': a padded value cannot be stored in its encoding \(int16 "
 
 
+QUERY_PLANNING = dask.config.get("array.query-planning", None) is True
+
+
 def packed(chunks: dict | None = {"lon": 2}) -> xr.Dataset:  # noqa: B006
     """A variable stored as int16 with scale_factor 0.002, add_offset 273 and a fill, as
     xarray opens it (decoded to float32, its encoding kept)."""
@@ -55,7 +58,7 @@ def test_a_ramp_end_the_packing_cannot_hold_is_refused_at_the_call():
         packed().pad2(lon=2, mode="linear_ramp")  # (ramps to numpy's default, 0)
     padded = packed().pad2(lon=2, mode="linear_ramp", end_values=280)
     np.testing.assert_array_equal(
-        padded.t2m.values,
+        padded.t2m.compute().values,
         np.pad(packed(None).t2m.values, ((0, 0), (2, 2)), "linear_ramp", end_values=280),
     )
 
@@ -64,8 +67,8 @@ def test_the_values_that_fit_pass_and_the_missing_value_is_the_fill():
     ds = packed()
     padded = ds.pad2(lon=1, lat=1, constant_values=300.0)
     assert padded.t2m.encoding["dtype"] == np.dtype("int16")
-    assert (padded.t2m.values[0] == np.float32(300.0)).all()
-    nan = ds.pad2(lon=1).t2m.values
+    assert (padded.t2m.compute().values[0] == np.float32(300.0)).all()
+    nan = ds.pad2(lon=1).t2m.compute().values
     assert np.isnan(nan[:, 0]).all()
 
 
@@ -79,6 +82,8 @@ def test_a_value_an_odd_reflection_computes_is_refused_when_computed(tmp_path):
     with dask.config.set(scheduler="sync"):
         with pytest.raises(ValueError, match=OUT_OF_RANGE):
             padded.compute()
+        if QUERY_PLANNING:  # (xarray's region writes call dask.array.store, which it lacks)
+            return
         with pytest.raises(ValueError, match=OUT_OF_RANGE):
             daskpad.xarray.to_zarr(padded, tmp_path / "a.zarr")
         with warnings.catch_warnings():
@@ -103,15 +108,12 @@ def test_a_value_a_user_function_computes_is_refused_when_computed():
 
 def test_a_mean_in_the_packing_passes_and_equals_numpy():
     ds = packed()
-    got = ds.pad2(lon=3, mode="mean", stat_length=2).t2m.values
+    got = ds.pad2(lon=3, mode="mean", stat_length=2).t2m.compute().values
     want = np.pad(packed(None).t2m.values, ((0, 0), (3, 3)), "mean", stat_length=2)
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.skipif(
-    dask.config.get("array.query-planning", None) is True,
-    reason="counts the tasks of classic graphs",
-)
+@pytest.mark.skipif(QUERY_PLANNING, reason="counts the tasks of classic graphs")
 def test_the_check_reads_the_pad_blocks_only():
     """Copying pads add no check; computed pads add tasks for their own blocks, however
     many interior blocks there are."""
@@ -214,7 +216,7 @@ def test_keyword_values_are_numpys_for_the_form_given(data):
             continue
         with dask.config.set(scheduler="sync"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            got = ds.pad2(widths, mode=mode, **kwargs).v.values
+            got = ds.pad2(widths, mode=mode, **kwargs).v.compute().values
         assert got.dtype == want.dtype
         assert got.shape == want.shape
         bits = [np.ascontiguousarray(a).view(np.uint8) for a in (got, want)]
@@ -230,4 +232,4 @@ def test_a_scalar_ramp_end_on_a_2d_float32_variable_is_numpys():
     assert (want != pairs).any()
     for data in (x, da.from_array(x, chunks=3)):
         got = xr.Dataset({"a": (("y", "x"), data)}).pad2(x=4, mode="linear_ramp", end_values=250)
-        np.testing.assert_array_equal(got.a.values, want)
+        np.testing.assert_array_equal(got.a.compute().values, want)
