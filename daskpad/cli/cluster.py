@@ -24,7 +24,7 @@ from daskpad.store.settle import run_tag
 
 @dataclass(frozen=True)
 class Cluster:
-    """The dask.distributed cluster a run computes on (:func:`connected`)."""
+    """The dask.distributed cluster a run computes on (:func:`cluster_for_run`)."""
 
     #: its distributed Client
     client: Any
@@ -78,7 +78,7 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
 
 
 @contextlib.contextmanager
-def connected(request: Request) -> Iterator[Cluster | None]:
+def cluster_for_run(request: Request) -> Iterator[Cluster | None]:
     """The cluster of ``--scheduler``, ``--scheduler-file`` or ``--workers`` for the run's
     length, else None (local threads). Its client is closed at the end (with it the
     cluster the command started), and the log levels and environment the command quieted

@@ -19,7 +19,7 @@ from daskpad.cli.info import info
 from daskpad.cli.io import CliError, WriteFailed, with_notes
 from daskpad.cli.pad import pad
 from daskpad.cli.request import Run, request_from
-from daskpad.cli.signals import Terminated, answered
+from daskpad.cli.signals import Terminated, recording_stops
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     run: Run | None = None
     try:
-        with warnings.catch_warnings(), answered() as arrivals, rectilinear_readable():
+        with warnings.catch_warnings(), recording_stops() as arrivals, rectilinear_readable():
             warnings.showwarning = _show_warning
             run = Run(request_from(args), arrivals)
             status = int(COMMANDS[run.request.command](run))

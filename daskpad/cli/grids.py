@@ -20,7 +20,7 @@ from daskpad._compat.libraries import (
 )
 from daskpad.cli.cluster import Cluster
 from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes, zarr_format_of
-from daskpad.cli.opened import Opened
+from daskpad.cli.opened import PaddedSource
 from daskpad.cli.request import Request
 from daskpad.store.copying import Copier
 from daskpad.store.locations import Location
@@ -74,7 +74,7 @@ def source_store(src: Location, kind: str) -> Any:
     return src.zarr_store(read_only=True)
 
 
-def plan_for(request: Request, opened: Opened, fmt: int) -> tuple[Plan, Any] | None:
+def plan_for(request: Request, opened: PaddedSource, fmt: int) -> tuple[Plan, Any] | None:
     """The write of ``opened.padded`` that copies SRC's chunks as bytes, and SRC's store: on
     rectilinear grids where ``request`` asks for them, else on the regular grids the regular
     path writes where those keep SRC's chunks whole (SRC and DST zarr v3, a dataset);
@@ -101,7 +101,7 @@ def plan_for(request: Request, opened: Opened, fmt: int) -> tuple[Plan, Any] | N
     return None if the_plan is None else (the_plan, store)
 
 
-def described(the_plan: Plan) -> str:
+def plan_summary(the_plan: Plan) -> str:
     """Per array, the chunks copied as bytes and those computed (and why every chunk is,
     or what the copied objects are, where that needs saying)."""
     grid = " of DST's regular grid" if the_plan.grid == "regular" else ""

@@ -9,7 +9,7 @@ from typing import Any
 
 from daskpad.cli.encoding import decoded
 from daskpad.cli.io import ARRAY_VARIABLE, Modes, Widths, describe, zarr_format_of
-from daskpad.cli.opened import Opened, open_and_pad
+from daskpad.cli.opened import PaddedSource, open_and_pad
 from daskpad.cli.request import Request, Run
 from daskpad.xarray.stored import StoredPads
 
@@ -20,7 +20,7 @@ def info(run: Run) -> int:
     return 0
 
 
-def show(opened: Opened, request: Request) -> None:
+def show(opened: PaddedSource, request: Request) -> None:
     """Print SRC as ``opened`` and, where padded, the padding (``daskpad pad --dry-run``
     prints this too)."""
     src, ds = opened.src, opened.ds

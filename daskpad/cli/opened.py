@@ -25,7 +25,7 @@ from daskpad.xarray.stored import StoredPads, pad_stored
 
 
 @dataclass(frozen=True)
-class Opened:
+class PaddedSource:
     """SRC opened and padded, the datasets as stored
     (:func:`daskpad.xarray.stored.pad_stored`)."""
 
@@ -41,7 +41,9 @@ class Opened:
     how: Mapping[Any, StoredPads]
 
 
-def open_and_pad(request: Request, check: Callable[[Location], None] | None = None) -> Opened:
+def open_and_pad(
+    request: Request, check: Callable[[Location], None] | None = None
+) -> PaddedSource:
     """Open SRC lazily and pad it; ``check(src)``, if given, runs before SRC is opened."""
     src = locate_or_explain(request.src, request.src_options, "SRC")
     if check is not None:
@@ -59,7 +61,7 @@ def open_and_pad(request: Request, check: Callable[[Location], None] | None = No
         threads = request.workers or local_threads()
         ds = open_in_pieces(src, kind, ds, own, request.chunks, request.memory, threads)
     if not request.widths:
-        return Opened(src, kind, ds, None, {})
+        return PaddedSource(src, kind, ds, None, {})
     try:
         padded, how = pad_stored(
             ds,
@@ -75,4 +77,4 @@ def open_and_pad(request: Request, check: Callable[[Location], None] | None = No
         # refused when the graph is built (a fill that does not fit the dtype, a pad of
         # more blocks than the limit): say which options asked for it
         raise CliError(f"{request.padding_options()}: {with_notes(e)}") from None
-    return Opened(src, kind, ds, padded, how)
+    return PaddedSource(src, kind, ds, padded, how)

@@ -10,8 +10,8 @@ import sys
 import time
 
 from daskpad.cli.budget import UNBOUNDED
-from daskpad.cli.cluster import connected
-from daskpad.cli.grids import check_request, described, plan_for, workers_reading_rectilinear
+from daskpad.cli.cluster import cluster_for_run
+from daskpad.cli.grids import check_request, plan_for, plan_summary, workers_reading_rectilinear
 from daskpad.cli.info import show
 from daskpad.cli.io import (
     CliError,
@@ -23,7 +23,7 @@ from daskpad.cli.io import (
     prepare_for_zarr,
     zarr_format_of,
 )
-from daskpad.cli.opened import Opened, open_and_pad
+from daskpad.cli.opened import PaddedSource, open_and_pad
 from daskpad.cli.request import Request, Run
 from daskpad.cli.write import write
 from daskpad.store.commit import leftovers
@@ -61,7 +61,7 @@ def pad(run: Run) -> int:
     if request.dry_run:
         show(opened, request)
         if rect is not None:
-            print(described(rect[0]))
+            print(plan_summary(rect[0]))
         print(f"would write {dst} (zarr v{fmt}){how}; --dry-run wrote nothing")
         return 0
     if how:
@@ -77,7 +77,7 @@ def pad(run: Run) -> int:
     out = prepare_for_zarr(padded, same_format=same)
     replacing = not dst.is_empty()  # (checked: only with --overwrite, and a zarr store)
     with contextlib.ExitStack() as stack:
-        cluster = stack.enter_context(connected(request))
+        cluster = stack.enter_context(cluster_for_run(request))
         if cluster is not None:
             stack.enter_context(workers_reading_rectilinear(cluster))
         start = time.perf_counter()
@@ -90,7 +90,9 @@ def pad(run: Run) -> int:
     return 0
 
 
-def _said(opened: Opened, dst: Location, replacing: bool, seconds: float, request: Request) -> str:
+def _said(
+    opened: PaddedSource, dst: Location, replacing: bool, seconds: float, request: Request
+) -> str:
     """The line that says what a run wrote."""
     ds, padded, modes = opened.ds, opened.padded, request.modes
     shape = " x ".join(
@@ -105,7 +107,7 @@ def _said(opened: Opened, dst: Location, replacing: bool, seconds: float, reques
     )
 
 
-def _zarr_format(request: Request, opened: Opened) -> int:
+def _zarr_format(request: Request, opened: PaddedSource) -> int:
     if request.zarr_format is not None:
         return int(request.zarr_format)
     if request.rectilinear:

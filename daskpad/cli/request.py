@@ -85,7 +85,7 @@ class Run:
     """One run of a command: its :class:`Request`, and what happens while it runs."""
 
     request: Request
-    #: the signals that arrived (:func:`daskpad.cli.signals.answered`; None where nothing
+    #: the signals that arrived (:func:`daskpad.cli.signals.recording_stops`; None where nothing
     #: records them: the runs of daskpad demo)
     arrivals: Arrivals | None = None
     #: an old DST that ``--overwrite`` deleted before writing (an object store), for the

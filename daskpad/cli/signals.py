@@ -3,10 +3,10 @@ temporary store is removed on the way out) and the command says one line.
 
 Before :mod:`daskpad.cli` is imported, the entry point ``_daskpad_launcher`` answers them;
 while the command runs, SIGINT raises :class:`KeyboardInterrupt` and SIGTERM raises
-:class:`Terminated`, and both are recorded (:func:`answered`), so that one whose exception
+:class:`Terminated`, and both are recorded (:func:`recording_stops`), so that one whose exception
 Python dropped still stops the run before its commit. While the worker processes of
 ``--workers N`` start, both are held (:func:`held_while`): remembered, and acted on as soon
-as the start returns. While a complete DST is committed, both are :func:`deferred`: the run
+as the start returns. While a complete DST is committed, both are :func:`holding_signals`: the run
 has succeeded once the commit begins.
 """
 
@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterator
 from multiprocessing import resource_tracker
 from typing import Any, NoReturn, TypeVar
 
-from daskpad.store.signals import deferred
+from daskpad.store.signals import holding_signals
 
 T = TypeVar("T")
 
-__all__ = ["Arrivals", "Terminated", "answered", "deferred", "held_while", "stop"]
+__all__ = ["Arrivals", "Terminated", "held_while", "holding_signals", "recording_stops", "stop"]
 
 
 class Terminated(BaseException):
@@ -40,7 +40,7 @@ def stop(signum: int) -> NoReturn:
 
 
 class Arrivals:
-    """The signals that arrived while the command ran (:func:`answered`), in order.
+    """The signals that arrived while the command ran (:func:`recording_stops`), in order.
 
     Python drops the exception a signal's handler raises while it runs a callback it cannot
     propagate from (a weak reference's, a garbage collector's: distributed's diagnostics
@@ -80,7 +80,7 @@ class Arrivals:
 
 
 @contextlib.contextmanager
-def answered() -> Iterator[Arrivals]:
+def recording_stops() -> Iterator[Arrivals]:
     """While the command runs, SIGINT raises :class:`KeyboardInterrupt` and SIGTERM
     :class:`Terminated` in the main thread, each also recorded in the :class:`Arrivals`
     yielded. SIGINT ignored (a background job) stays ignored, as does one whose handler is
@@ -109,7 +109,7 @@ def held_while(start: Callable[[], T], undo: Callable[[T], object]) -> T:
     :class:`KeyboardInterrupt` or :class:`Terminated` is raised (and if ``start()`` failed,
     that instead of its exception).
 
-    Held means remembered (:func:`deferred`), not raised in the middle of ``start()``, and,
+    Held means remembered (:func:`holding_signals`), not raised in the middle of ``start()``, and,
     for SIGINT, blocked in every thread ``start()`` creates: the processes those threads
     start inherit the block, so a Ctrl-C in a terminal (which reaches every process of the
     foreground job) is answered by the command alone, without a traceback from each of
@@ -119,7 +119,7 @@ def held_while(start: Callable[[], T], undo: Callable[[T], object]) -> T:
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover  (Windows)
         return _ignoring_sigint(start)
     _start_resource_tracker()
-    with deferred() as arrived:
+    with holding_signals() as arrived:
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             try:

@@ -13,7 +13,7 @@ from daskpad.cli.cluster import Cluster, stopping_first
 from daskpad.cli.grids import write_into
 from daskpad.cli.io import ARRAY_VARIABLE, WriteFailed, compute_with_progress
 from daskpad.cli.request import Run
-from daskpad.cli.signals import deferred
+from daskpad.cli.signals import holding_signals
 from daskpad.store.commit import written_whole
 from daskpad.store.locations import Location
 from daskpad.store.tiles import to_zarr, write_tiled
@@ -66,7 +66,7 @@ def write(
                     write_regular(ds, store, fmt, client, progress, tiling, run.request.memory)
                 # DST is complete: from here to the end of its commit (an old DST moved
                 # away and removed), Ctrl-C and SIGTERM come too late to stop the run
-                committing.enter_context(deferred())
+                committing.enter_context(holding_signals())
                 if run.arrivals is not None:
                     run.arrivals.stop_if_any()
                     run.arrivals.decide()

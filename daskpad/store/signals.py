@@ -12,7 +12,7 @@ from typing import Any
 
 
 @contextlib.contextmanager
-def deferred() -> Iterator[list[int]]:
+def holding_signals() -> Iterator[list[int]]:
     """While the block runs, SIGINT and SIGTERM are remembered, not raised: yields the list
     of those that arrived, for the caller to act on. (One ignored, as SIGINT in a background
     job, stays ignored; outside the main thread nothing is changed.)"""
@@ -37,9 +37,9 @@ def deferred() -> Iterator[list[int]]:
 
 @contextlib.contextmanager
 def acted_on_after() -> Iterator[None]:
-    """While the block runs, SIGINT and SIGTERM are remembered (:func:`deferred`); the
+    """While the block runs, SIGINT and SIGTERM are remembered (:func:`holding_signals`); the
     first that arrived is then raised again, to the handler in place after the block."""
-    with deferred() as arrived:
+    with holding_signals() as arrived:
         yield
     if arrived:
         signal.raise_signal(arrived[0])
