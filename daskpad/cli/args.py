@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib.metadata import version
 from typing import Any, NoReturn
 
-from daskpad.cli.io import CliError
+from daskpad.cli.errors import CliError
 from daskpad.core.keywords import KEYWORDS, Keyword
 from daskpad.core.registry import MODES
 from daskpad.store.locations import storage_options

@@ -10,7 +10,8 @@ import warnings
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from daskpad.cli.io import CliError, fmt_at_least, fmt_bytes, open_source
+from daskpad.cli.errors import CliError
+from daskpad.cli.io import fmt_at_least, fmt_bytes, open_source
 from daskpad.store.locations import Location
 from daskpad.store.tiling import piece_limit, pieces
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from daskpad._compat.libraries import split_address
 from daskpad._compat.schedulers import tasks_running
-from daskpad.cli.io import CliError
+from daskpad.cli.errors import CliError
 from daskpad.cli.request import Request
 from daskpad.cli.signals import held_while
 from daskpad.store.commit import own_threads

@@ -14,9 +14,9 @@ from typing import Any
 
 from daskpad.cli.args import build_parser
 from daskpad.cli.demo import demo
+from daskpad.cli.errors import CliError, WriteFailed, with_notes
 from daskpad.cli.grids import rectilinear_readable
 from daskpad.cli.info import info
-from daskpad.cli.io import CliError, WriteFailed, with_notes
 from daskpad.cli.pad import pad
 from daskpad.cli.request import Run, request_from
 from daskpad.cli.signals import Terminated, recording_stops

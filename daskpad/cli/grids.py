@@ -19,7 +19,8 @@ from daskpad._compat.libraries import (
     set_rectilinear_grids,
 )
 from daskpad.cli.cluster import Cluster
-from daskpad.cli.io import ARRAY_VARIABLE, CliError, fmt_bytes, zarr_format_of
+from daskpad.cli.errors import CliError
+from daskpad.cli.io import ARRAY_VARIABLE, fmt_bytes, zarr_format_of
 from daskpad.cli.opened import PaddedSource
 from daskpad.cli.request import Request
 from daskpad.store.copying import Copier

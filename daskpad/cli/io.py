@@ -3,8 +3,8 @@ writing the output safely, and describing datasets (its options are parsed in
 :mod:`daskpad.cli.args`).
 
 Nothing here pads; :mod:`daskpad.cli` calls the accessor for that. Everything that can fail
-because of what the user typed raises :class:`CliError`, whose message is the one line the
-command prints.
+because of what the user typed raises :class:`daskpad.cli.errors.CliError`, whose message is
+the one line the command prints.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 from dask.utils import format_bytes
 
 from daskpad.cli.encoding import variable_lines
+from daskpad.cli.errors import CliError
 from daskpad.store.locations import ZARR_MARKERS, Location, StoreError, locate
 from daskpad.store.settle import fresh_keys
 from daskpad.store.tiling import zarr_can_store
@@ -29,25 +30,6 @@ from daskpad.xarray.coords import LAYOUT_ENCODING
 _NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
 # Encoding keys that belong to one zarr format's codec pipeline.
 _CODEC_KEYS = ("compressor", "compressors", "filters", "serializer", "fill_value", "_FillValue")
-
-
-class CliError(Exception):
-    """A problem with what the user asked for; its message is printed as one line."""
-
-
-class WriteFailed(Exception):
-    """Computing or writing DST failed; wraps the cause. What was written is removed, and
-    DST was left as it was, unless ``dst`` says otherwise."""
-
-    def __init__(self, message: str, dst: str = "") -> None:
-        super().__init__(message)
-        self.dst = dst
-
-
-def with_notes(e: BaseException) -> str:
-    """An exception's message and its notes (which variable a refusal of numpy.pad's is
-    about), on one line."""
-    return "; ".join([str(e), *getattr(e, "__notes__", ())])
 
 
 # --------------------------------------------------------------------------------------

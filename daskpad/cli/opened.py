@@ -8,15 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from daskpad.cli.budget import open_in_pieces
+from daskpad.cli.errors import CliError, with_notes
 from daskpad.cli.io import (
-    CliError,
     check_dims,
     decode,
     locate_or_explain,
     open_source,
     select_variables,
     source_kind,
-    with_notes,
 )
 from daskpad.cli.request import Request
 from daskpad.store.commit import local_threads

@@ -11,10 +11,10 @@ import time
 
 from daskpad.cli.budget import UNBOUNDED
 from daskpad.cli.cluster import cluster_for_run
+from daskpad.cli.errors import CliError
 from daskpad.cli.grids import check_request, plan_for, plan_summary, workers_reading_rectilinear
 from daskpad.cli.info import show
 from daskpad.cli.io import (
-    CliError,
     check_destination,
     disk_usage,
     fmt_bytes,

@@ -18,7 +18,8 @@ from daskpad.cli.args import (
     parse_storage_options,
     parse_widths,
 )
-from daskpad.cli.io import CliError, Modes, Widths, modes_of
+from daskpad.cli.errors import CliError
+from daskpad.cli.io import Modes, Widths, modes_of
 from daskpad.cli.signals import Arrivals
 from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of
 from daskpad.store.tiling import default_memory

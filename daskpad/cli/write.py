@@ -10,8 +10,9 @@ from typing import Any
 
 from daskpad.cli.budget import UNBOUNDED
 from daskpad.cli.cluster import Cluster, stopping_first
+from daskpad.cli.errors import WriteFailed
 from daskpad.cli.grids import write_into
-from daskpad.cli.io import ARRAY_VARIABLE, WriteFailed, compute_with_progress
+from daskpad.cli.io import ARRAY_VARIABLE, compute_with_progress
 from daskpad.cli.request import Run
 from daskpad.cli.signals import holding_signals
 from daskpad.store.commit import written_whole

@@ -1045,7 +1045,8 @@ def test_python_m_and_help():
 
 def test_overwrite_replaces_what_its_help_says(tmp_path, sources):
     from daskpad import cli
-    from daskpad.cli.io import CliError, check_destination
+    from daskpad.cli.errors import CliError
+    from daskpad.cli.io import check_destination
     from daskpad.store.locations import locate
 
     pad = cli.build_parser()._subparsers._group_actions[0].choices["pad"]
