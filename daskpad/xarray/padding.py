@@ -221,7 +221,8 @@ def pad2(
         keeps (CF packing, ``_FillValue``, ``_Unsigned``, time units) cannot store, which
         any writer of the result would store as another number: a constant or ramp end
         here, a value the pads compute (odd reflection, a statistic, a user function)
-        when it is computed, in the graph (:mod:`daskpad.xarray.storable`).
+        when it is computed, in the graph (:mod:`daskpad.xarray.storable`); the pads of
+        ``mode="empty"`` are undefined, and not checked.
     TypeError
         Widths that are not integers, ``pad_width`` that is not a mapping, or a mode per
         axis (a list) rather than per dimension name.
@@ -353,6 +354,7 @@ def pad_normalized(
         given=given,
         compat=compat,
         check_computed=check_computed,
+        array_name=obj.name if isinstance(obj, xr.DataArray) else None,
     )
     result = _pad_dataset(ds, widths, options, coords, keep, chunks)
 

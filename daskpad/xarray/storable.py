@@ -15,15 +15,22 @@ function) inside the graph, pad blocks only, as they are computed.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import dask.array as da
 import numpy as np
 import pandas as pd
 import xarray as xr
+from dask.base import tokenize
 from xarray.conventions import decode_cf_variable, encode_cf_variable
+
+from daskpad._compat.forms import per_graph_mode
+from daskpad._compat.graphs import picked_array, repicked_through
+from daskpad.core.regrid import regrid
 
 #: the encoding keys that describe the numbers stored, which encoding a padded value needs
 ENCODING_KEYS = (
@@ -82,7 +89,60 @@ def checked_pads(
                 where = tuple(part if i == k else slice(None) for i in range(data.ndim))
                 check_values(np.asarray(data[where]), variable=variable, encoding=encoding)
         return data
-    return _checked_parts(data, sorted(regions), dict(encoding), variable)
+    return _checked_array(data, sorted(regions), dict(encoding), variable)
+
+
+def _picked_checks(
+    data: da.Array, regions: list[Region], encoding: dict[str, Any], variable: Hashable
+) -> da.Array:
+    """With classic graphs: ``data`` picked again, its blocks in a region from a check of
+    them (the checks of other blocks are culled), the others as ``data`` picked them
+    (:func:`daskpad._compat.graphs.repicked_through`; where ``data`` is no picked array, one
+    picked layer over it, an alias per block as ``concatenate`` makes)."""
+    bounds = [np.cumsum((0, *c)) for c in data.chunks]
+    in_pads: set[tuple[int, ...]] = set()
+    for k, (before, _after), n in regions:
+        starts, stops = bounds[k][:-1], bounds[k][1:]
+        hit = np.flatnonzero((starts < before) | (stops > before + n)).tolist()
+        ranges = [hit if i == k else range(len(c)) for i, c in enumerate(data.chunks)]
+        in_pads.update(itertools.product(*ranges))
+    name = f"pad-checked-{tokenize(data.name, encoding, variable)}"
+    again = repicked_through(
+        data, name, sorted(in_pads), _checked, variable=variable, encoding=encoding
+    )
+    if again is not None:  # (a pad's own picked layer: its interior's aliases as they were)
+        return again
+    checked = _check_blocks(data, encoding, variable)
+    pick = _PadOrInterior(checked.name, data.name, frozenset(in_pads))
+    return picked_array(name, data.chunks, source=pick, dependencies=[data, checked], meta=data)
+
+
+@dataclass(frozen=True)
+class _PadOrInterior:
+    """The key of each block of a checked array: the check's in a pad, else the data's."""
+
+    checked: str
+    data: str
+    in_pads: frozenset[tuple[int, ...]]
+
+    def __call__(self, index: tuple[int, ...]) -> Hashable:
+        return (self.checked if index in self.in_pads else self.data, *index)
+
+
+def _sliced_checks(
+    data: da.Array, regions: list[Region], encoding: dict[str, Any], variable: Hashable
+) -> da.Array:
+    """Under dask's array query planning: the regions cut out, checked and joined again,
+    in ``data``'s chunks."""
+    return regrid(_checked_parts(data, regions, encoding, variable), data.chunks)
+
+
+_checked_array = per_graph_mode(
+    "_checked_array",
+    "``data`` with the blocks of its pad regions checked: a picked layer, or slices.",
+    classic=_picked_checks,
+    planned=_sliced_checks,
+)
 
 
 def _checked_parts(
@@ -90,8 +150,7 @@ def _checked_parts(
 ) -> da.Array:
     """``x`` with the pads of the first region's axis checked (over the whole extent of
     the other axes: the corners once), its interior along that axis checked along the
-    other regions', joined again; each part cut from whole blocks where the region's
-    bounds fall on ``x``'s chunk boundaries (aliases, no task), else sliced."""
+    other regions', joined again."""
     if not regions:
         return x
     (k, (before, after), n), rest = regions[0], regions[1:]
@@ -108,18 +167,9 @@ def _checked_parts(
 
 
 def _cut(x: da.Array, axis: int, start: int, stop: int) -> da.Array:
-    """``x[start:stop]`` along ``axis``: its whole blocks there where both bounds are
-    chunk boundaries (with classic graphs: aliases, where a slice adds a task per block;
-    dask's array query planning has no ``blocks``, and plans slices itself)."""
+    """``x[start:stop]`` along ``axis``."""
     if (start, stop) == (0, x.shape[axis]):
         return x
-    bounds = np.cumsum((0, *x.chunks[axis])).tolist()
-    if start in bounds and stop in bounds and hasattr(x, "blocks"):
-        where = slice(bounds.index(start), bounds.index(stop))
-        blocks: da.Array = x.blocks[
-            tuple(where if i == axis else slice(None) for i in range(x.ndim))
-        ]
-        return blocks
     part: da.Array = x[
         tuple(slice(start, stop) if i == axis else slice(None) for i in range(x.ndim))
     ]
@@ -194,8 +244,8 @@ def assemble(
 
 
 def _meta_of_its_shape(x: Any) -> Any:
-    """``x``, its ``meta`` of ``x``'s dimensions: xarray's arrays under dask's array query
-    planning (dask 2026.8) carry a 0-d one, which ``concatenate`` refuses."""
+    """``x`` with a ``meta`` of as many dimensions as ``x``: xarray's arrays under dask's
+    array query planning (dask 2026.8) carry a 0-d one, which ``concatenate`` refuses."""
     if x._meta.ndim == x.ndim:
         return x
     return x.map_blocks(_same, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype))
@@ -256,14 +306,16 @@ def encode(values: np.ndarray, *, variable: Hashable, encoding: Mapping[str, Any
         why = f"{was} is stored as {made}, which reads {read}"
         missing = pd.isna(np.asarray(values).flat[bad])
         if values.dtype.kind in "mM" and not missing:
-            why = f"{was} is not a whole number of its units ({encoding.get('units')})"
+            back_value = np.asarray(back).flat[bad]
+            why = _time_cannot(np.asarray(values).flat[bad], made, back_value, encoding, target)
         outside = _outside_range(np.asarray(values).flat[bad], stored.dtype, encoding)
         if outside is not None and not missing:
             why = f"{was} {outside}"
         if missing and encoding.get("_FillValue") is None:
             why = (
-                "it has no _FillValue to store a missing value (NaN) in: give "
-                "constant_values, or a mode that copies"
+                "it has no _FillValue to store a missing value (NaN) in: give constant_values "
+                "(of a data variable), a mode that copies, or an encoding that holds NaN (a "
+                "_FillValue, or a float dtype)"
             )
         raise ValueError(_cannot_hold(variable, encoding, why))
     return stored
@@ -326,6 +378,9 @@ def _differs(
             else:  # rounded into a float of its own precision (or overflowed to inf)
                 eps = float(np.finfo(stored.dtype).eps)
                 near = np.isclose(made, packed, rtol=4 * eps, atol=0) | (made == packed)
+                # (below the smallest normal number: rounded to a subnormal or 0, as any
+                # cast of floats rounds)
+                near |= np.abs(packed) < float(np.finfo(stored.dtype).tiny)
             same = np.where(missing, np.isnan(back), ~np.isnan(back) & near)
     else:
         same = values == back
@@ -335,8 +390,33 @@ def _differs(
 
 def _plain(value: Any) -> str:
     """A number as a person reads it: no numpy type around it, seven figures at most."""
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return str(value)
     value = value.item() if isinstance(value, np.generic) else value
     return f"{value:.7g}" if isinstance(value, float) else str(value)
+
+
+def _time_cannot(
+    value: Any, made: str, read: Any, encoding: Mapping[str, Any], target: np.dtype | None
+) -> str:
+    """Why the time ``value`` does not survive ``encoding``: it is stored as the fill
+    value, it is past what the stored integers hold, or it is no whole number of the
+    units."""
+    if pd.isna(read):
+        return f"{_plain(value)} is stored as {made}, the fill value, which reads as missing"
+    if target is not None and target.kind in "iu":
+        wide = {k: v for k, v in encoding.items() if k not in ("dtype", "_FillValue")}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                count = encode(np.array([value]), variable=None, encoding=wide)[0]
+            except ValueError:
+                count = None
+        info = np.iinfo(target)
+        if count is not None and not info.min <= int(count) <= info.max:
+            units = encoding.get("units")
+            return f"{_plain(value)} is {int(count)} {units}, outside what {target} holds"
+    return f"{_plain(value)} is not a whole number of its units ({encoding.get('units')})"
 
 
 def _cannot_hold(name: Hashable, encoding: Mapping[str, Any], why: str) -> str:
@@ -344,7 +424,7 @@ def _cannot_hold(name: Hashable, encoding: Mapping[str, Any], why: str) -> str:
     dtype = np.dtype(encoding["dtype"]) if "dtype" in encoding else None
     stored = f"{dtype}" + (f" with {shown}" if shown else "") if dtype else shown
     return (
-        f"variable {str(name)!r}: a padded value cannot be stored in its encoding "
+        f"{_who(name)}: a padded value cannot be stored in its encoding "
         f"({stored or 'as it is'}): {why}"
     )
 
@@ -355,8 +435,13 @@ def time_value(value: Any, dtype: np.dtype, name: Hashable) -> Any:
     if isinstance(value, (float, np.floating)) and np.isnan(value):
         return np.array("NaT", dtype)
     if isinstance(value, (float, np.floating)) and value != int(value):
-        raise ValueError(f"variable {str(name)!r}: a time constant {value} is not a whole number")
+        raise ValueError(f"{_who(name)}: a time constant {value} is not a whole number")
     try:
         return np.asarray(value).astype(dtype)
     except (TypeError, ValueError, OverflowError) as e:
-        raise ValueError(f"variable {str(name)!r}: {value!r} is not a time ({e})") from None
+        raise ValueError(f"{_who(name)}: {value!r} is not a time ({e})") from None
+
+
+def _who(name: Hashable) -> str:
+    """The variable a message is about (None: the array padded alone, a DataArray)."""
+    return "the array" if name is None else f"variable {str(name)!r}"

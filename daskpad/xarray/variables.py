@@ -120,6 +120,8 @@ class Options:
     #: constant_values per data variable, and for the others (per dimension, default)
     constant_by_var: Mapping[Hashable, tuple[dict[Hashable, Pair], Pair | None]]
     constant: tuple[dict[Hashable, Pair], Pair | None] | None
+    #: the name of the DataArray padded (as the one variable :data:`THIS_ARRAY`), if any
+    array_name: Hashable | None = None
     #: whether pad2 checks in the graph the values its pads compute against the encoding
     #: a variable keeps (the constants and ramp ends are checked at the call, always)
     check_computed: bool = True
@@ -136,6 +138,7 @@ class Options:
         given: Mapping[str, Any],
         compat: bool,
         check_computed: bool = True,
+        array_name: Hashable | None = None,
     ) -> Options:
         """The options of one call: ``constant_values`` (by data variable and dimension),
         and each other keyword ``given`` (not None) by dimension."""
@@ -174,6 +177,7 @@ class Options:
             constant_by_var=by_var,
             constant=constant,
             check_computed=check_computed,
+            array_name=array_name,
         )
 
     def broadcast(self, name: Hashable) -> set[str]:
@@ -309,7 +313,7 @@ class Options:
         for k in padded:
             step = steps[k]
             fills += [fill] if step.default_fill else values_in_pads(step.mode, step.kwargs)
-        shown = None if name == THIS_ARRAY else name
+        shown = self.array_name if name == THIS_ARRAY else name
         new = guard(new, shown, encoding, fills, regions)
         if own_chunks is not chunks:
             new = in_output_chunks(new, var.data.chunks, axis_widths, chunks)

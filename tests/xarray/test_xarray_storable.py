@@ -20,7 +20,7 @@ import pytest
 
 xr = pytest.importorskip("xarray")
 
-from graphfacts import added_tasks  # noqa: E402
+from graphfacts import added_tasks, graph_of  # noqa: E402
 from hypothesis import assume, given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -131,9 +131,12 @@ def test_the_check_reads_the_pad_blocks_only():
         bare = ds.copy()
         bare.t2m.encoding = {}
         odd = {"lon": 2, "mode": "reflect", "reflect_type": "odd"}
-        work, _aliases = added_tasks(bare.pad2(**odd).t2m.data, ds.pad2(**odd).t2m.data)
-        added.append(work)
-    assert added[0] == added[1] == 2  # one check per pad block: one row, two sides
+        checked, plain = ds.pad2(**odd).t2m.data, bare.pad2(**odd).t2m.data
+        added.append(len(graph_of(checked)) - len(graph_of(plain)))
+        assert added_tasks(plain, checked)[0] == 2  # (work: the checks)
+    # one check per pad block (one row of blocks, two sides); the pad's own aliases of its
+    # blocks are picked again as they were, under a new name
+    assert added == [2, 2]
 
 
 def test_an_index_extended_past_what_its_encoding_holds_is_refused():
@@ -233,3 +236,39 @@ def test_a_scalar_ramp_end_on_a_2d_float32_variable_is_numpys():
     for data in (x, da.from_array(x, chunks=3)):
         got = xr.Dataset({"a": (("y", "x"), data)}).pad2(x=4, mode="linear_ramp", end_values=250)
         np.testing.assert_array_equal(got.a.compute().values, want)
+
+
+def test_a_dataarray_is_named_in_the_refusal():
+    array = packed().t2m.rename(None)
+    with pytest.raises(ValueError, match=r"^the array: a padded value cannot be stored"):
+        array.pad2(lon=1, constant_values=1e6)
+    with pytest.raises(ValueError, match=r"^variable 't2m': "):
+        packed().t2m.pad2(lon=1, constant_values=1e6)
+
+
+def test_floats_stored_in_fewer_bits_round_near_zero_as_any_cast():
+    """A float64 variable stored as float32: values below float32's smallest normal
+    number are stored rounded (to a subnormal, or 0), which is no refusal."""
+    v = xr.DataArray(np.ones((3, 4)), dims=("lat", "lon"), name="v")
+    v.encoding = {"dtype": "float32"}
+    for tiny in (1e-45, 1e-50):
+        assert v.pad2(lon=1, constant_values=tiny).values[0, 0] == tiny
+    with pytest.raises(ValueError, match="1e\\+300 is stored as inf"):
+        v.pad2(lon=1, constant_values=1e300)
+
+
+@pytest.mark.parametrize(
+    ("when", "why"),
+    [
+        ("2000-01-01T12", r"2000-01-01T12:00:00.000000000 is not a whole number of its units"),
+        ("2200-01-01", r"is 73049 days since 2000-01-01, outside what int16 holds"),
+        ("1999-12-31", r"is stored as -1, the fill value, which reads as missing"),
+    ],
+)
+def test_a_time_constant_says_why_it_cannot_be_stored(when, why):
+    times = np.array(["2000-01-01", "2000-01-02"], "datetime64[ns]")
+    v = xr.DataArray(times, dims="t", name="when")
+    v.encoding = {"units": "days since 2000-01-01", "dtype": "int16", "_FillValue": np.int16(-1)}
+    with pytest.raises(ValueError, match=why):
+        v.pad2(t=1, constant_values=np.datetime64(when))
+    assert v.pad2(t=1, constant_values=np.datetime64("NaT", "ns")).isnull()[0]
