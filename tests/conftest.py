@@ -1,4 +1,5 @@
-"""Shared test configuration: hypothesis profiles and the scheduler fixture.
+"""Shared test configuration: hypothesis profiles, the scheduler fixture and the fixtures
+more than one test module uses.
 
 Choose a hypothesis profile with the environment variable ``HYPOTHESIS_PROFILE``:
 ``quick`` (5 examples per property, a smoke pass), ``dev`` (the default, 50), ``ci`` (what
@@ -58,6 +59,16 @@ def sync_scheduler():
     one whose tracebacks point at the failing kernel."""
     with dask.config.set(scheduler="sync"):
         yield
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory):
+    """A zarr v3 store of one sharded float32 array ``t`` (helpers.stores.sharded_store),
+    written once per test module (tests/cli/test_regular_copies.py,
+    tests/cli/test_rectilinear_inputs.py)."""
+    from helpers.stores import sharded_store
+
+    return sharded_store(tmp_path_factory.mktemp("sharded") / "src.zarr")
 
 
 # Doctests that write zarr through xarray, whose to_zarr calls dask.array.store: dask's

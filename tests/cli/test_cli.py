@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_launcher import COMMAND, HOOK_ENV, hooked
-from markers import WRITES
+from helpers.cli_launcher import COMMAND, HOOK_ENV, hooked
+from helpers.markers import WRITES
 
 from daskpad.core.registry import MODES
 
@@ -136,40 +136,40 @@ def workdir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def sources(workdir) -> dict[int, Path]:
+def cli_sources(workdir) -> dict[int, Path]:
     return {fmt: write_store(workdir / f"src_v{fmt}.zarr", fmt) for fmt in (2, 3)}
 
 
 # --------------------------------------------------------------------------------------
 # Every mode, end to end
 # --------------------------------------------------------------------------------------
-def pads_together(workdir: Path, sources, prefix: str, options: dict[str, list]) -> dict:
+def pads_together(workdir: Path, cli_sources, prefix: str, options: dict[str, list]) -> dict:
     """Run ``daskpad pad`` once per case with its options, into ``{prefix}{case}.zarr``, all
     at once; zarr v2 and v3 inputs alternate. ``{case: (format, output, finished run)}``."""
     procs = {}
     for i, (case, args) in enumerate(options.items()):
         fmt = 2 + i % 2
         dst = workdir / f"{prefix}{case}.zarr"
-        procs[case] = (fmt, dst, start("pad", sources[fmt], dst, *args))
+        procs[case] = (fmt, dst, start("pad", cli_sources[fmt], dst, *args))
     return {case: (fmt, dst, finish(p)) for case, (fmt, dst, p) in procs.items()}
 
 
 @pytest.fixture(scope="module")
-def mode_runs(workdir, sources):
+def mode_runs(workdir, cli_sources):
     """Run ``daskpad pad`` once per mode, all at once; zarr v2 and v3 inputs alternate."""
     options = {
         mode: [*WIDTH_ARGS, "--mode", mode, *opts, "--progress"]
         for mode, (opts, _) in MODE_OPTIONS.items()
     }
-    return pads_together(workdir, sources, "out_", options)
+    return pads_together(workdir, cli_sources, "out_", options)
 
 
 @WRITES
 @pytest.mark.parametrize("mode", list(MODE_OPTIONS))
-def test_pad_equals_numpy(mode, mode_runs, sources):
+def test_pad_equals_numpy(mode, mode_runs, cli_sources):
     fmt, dst, run = mode_runs[mode]
     assert run.returncode == 0, run.stderr
-    src = sources[fmt]
+    src = cli_sources[fmt]
     kwargs = MODE_OPTIONS[mode][1]
     out = zarr.open_group(dst, mode="r")
     assert out.metadata.zarr_format == fmt
@@ -222,20 +222,20 @@ PER_DIM: dict[str, tuple[list[str], dict[str, tuple[str, dict]]]] = {
 
 
 @pytest.fixture(scope="module")
-def per_dim_runs(workdir, sources):
+def per_dim_runs(workdir, cli_sources):
     """``daskpad pad`` with a mode per dimension, the runs started together."""
     options = {case: [*opts, "--no-progress"] for case, (opts, _) in PER_DIM.items()}
-    return pads_together(workdir, sources, "per_dim_", options)
+    return pads_together(workdir, cli_sources, "per_dim_", options)
 
 
 @WRITES
 @pytest.mark.parametrize("case", list(PER_DIM))
-def test_modes_by_dimension_equal_chained_numpy(case, per_dim_runs, sources):
+def test_modes_by_dimension_equal_chained_numpy(case, per_dim_runs, cli_sources):
     fmt, dst, run = per_dim_runs[case]
     assert run.returncode == 0, run.stderr
     modes = PER_DIM[case][1]
     for name, dims in (("t", ("time", "lat", "lon")), ("n", ("lat", "lon"))):
-        expected = stored(sources[fmt], name)
+        expected = stored(cli_sources[fmt], name)
         for axis, dim in enumerate(dims):  # numpy.pad once per dimension, in axis order
             if dim in modes:
                 alone = [(0, 0)] * len(dims)
@@ -250,32 +250,34 @@ def test_modes_by_dimension_equal_chained_numpy(case, per_dim_runs, sources):
         assert f" {dim} " in last and f"({mode})" in last.split(f" {dim} ")[1].split(" x ")[0]
 
 
-def test_info_shows_the_mode_of_each_dimension(sources):
-    run = daskpad("info", sources[3], *WIDTH_ARGS, "--mode", "lon=wrap", "--mode", "lat=symmetric")
+def test_info_shows_the_mode_of_each_dimension(cli_sources):
+    run = daskpad(
+        "info", cli_sources[3], *WIDTH_ARGS, "--mode", "lon=wrap", "--mode", "lat=symmetric"
+    )
     assert run.returncode == 0, run.stderr
     assert "--mode lat=symmetric lon=wrap (nothing computed)" in run.stdout
     assert "dimensions: time 4, lat 12 (+2+2 symmetric), lon 18 (+3+5 wrap)" in run.stdout
     # a padded dimension --mode does not name is padded with constant, and says so
-    run = daskpad("info", sources[3], *WIDTH_ARGS, "--mode", "lon=wrap")
+    run = daskpad("info", cli_sources[3], *WIDTH_ARGS, "--mode", "lon=wrap")
     assert run.returncode == 0, run.stderr
     assert "--mode lat=constant lon=wrap" in run.stdout
     assert "lat 12 (+2+2 constant), lon 18 (+3+5 wrap)" in run.stdout
 
 
-def test_inputs_untouched(mode_runs, sources):
+def test_inputs_untouched(mode_runs, cli_sources):
     before = {
         fmt: digest(write_store(src.with_name(f"copy_{fmt}.zarr"), fmt))
-        for fmt, src in sources.items()
+        for fmt, src in cli_sources.items()
     }
-    assert {fmt: digest(src) for fmt, src in sources.items()} == before
+    assert {fmt: digest(src) for fmt, src in cli_sources.items()} == before
 
 
 @WRITES
-def test_var_coords_chunks_and_format(tmp_path, sources):
+def test_var_coords_chunks_and_format(tmp_path, cli_sources):
     dst = tmp_path / "out.zarr"
     run = daskpad(
         "pad",
-        sources[2],
+        cli_sources[2],
         dst,
         "--width",
         "lon=2",
@@ -298,24 +300,24 @@ def test_var_coords_chunks_and_format(tmp_path, sources):
     assert sorted(out.array_keys()) == ["lat", "n"]  # t dropped; lon (an index) dropped
     assert out["n"].chunks == (3, 5)
     np.testing.assert_array_equal(
-        stored(dst, "n"), np.pad(stored(sources[2], "n"), ((0, 0), (2, 2)), mode="wrap")
+        stored(dst, "n"), np.pad(stored(cli_sources[2], "n"), ((0, 0), (2, 2)), mode="wrap")
     )
 
 
 @WRITES
-def test_even_chunks_leave_no_thin_last_chunk(tmp_path, sources):
+def test_even_chunks_leave_no_thin_last_chunk(tmp_path, cli_sources):
     dst = tmp_path / "even.zarr"
     run = daskpad(
-        "pad", sources[2], dst, "--width", "lon=3", "--mode", "wrap", "--var", "n",
+        "pad", cli_sources[2], dst, "--width", "lon=3", "--mode", "wrap", "--var", "n",
         "--chunks", "even", "--no-progress",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     # n is (8, 10) in (3, 4) chunks: lon 16 holds 4 chunks of 4 ("regular": 4, 4, 4, 4)
     # and 8 holds 3 of 3 along lat, which is not padded
-    src_chunks = zarr.open_array(sources[2] / "n", mode="r").chunks
+    src_chunks = zarr.open_array(cli_sources[2] / "n", mode="r").chunks
     assert zarr.open_group(dst, mode="r")["n"].chunks == (src_chunks[0], 4)
     np.testing.assert_array_equal(
-        stored(dst, "n"), np.pad(stored(sources[2], "n"), ((0, 0), (3, 3)), mode="wrap")
+        stored(dst, "n"), np.pad(stored(cli_sources[2], "n"), ((0, 0), (3, 3)), mode="wrap")
     )
 
 
@@ -329,12 +331,12 @@ TILED = ["--memory", "1000"]
 
 @WRITES
 @pytest.mark.parametrize("mode", ["reflect", "linear_ramp", "minimum", "median", "wrap"])
-def test_tiled_write_equals_the_whole_write(mode, mode_runs, sources, tmp_path):
+def test_tiled_write_equals_the_whole_write(mode, mode_runs, cli_sources, tmp_path):
     fmt, whole, _ = mode_runs[mode]  # (median: of the whole axis, settled before the tiles)
     options, kwargs = MODE_OPTIONS[mode]
     dst = tmp_path / "tiled.zarr"
     run = daskpad(
-        "pad", sources[fmt], dst, *WIDTH_ARGS, "--mode", mode, *options, *TILED, "--progress"
+        "pad", cli_sources[fmt], dst, *WIDTH_ARGS, "--mode", mode, *options, *TILED, "--progress"
     )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
@@ -345,7 +347,9 @@ def test_tiled_write_equals_the_whole_write(mode, mode_runs, sources, tmp_path):
     # the statistics a pad repeats are computed before the tiles, with a bar of their own
     assert ("100% Completed | statistics " in run.stderr) == (mode in ("minimum", "median"))
     for name, dims in (("t", ("time", "lat", "lon")), ("n", ("lat", "lon"))):
-        expected = np.pad(stored(sources[fmt], name), [WIDTHS[d] for d in dims], mode, **kwargs)
+        expected = np.pad(
+            stored(cli_sources[fmt], name), [WIDTHS[d] for d in dims], mode, **kwargs
+        )
         np.testing.assert_array_equal(stored(dst, name), expected)
     # the same store as the one written in one piece, metadata and all
     assert digest(dst) == digest(whole)
@@ -353,36 +357,36 @@ def test_tiled_write_equals_the_whole_write(mode, mode_runs, sources, tmp_path):
         zarr.open_consolidated(dst, mode="r")  # consolidated after the last tile
 
 
-def test_tiled_write_that_fails_leaves_nothing(tmp_path, sources):
+def test_tiled_write_that_fails_leaves_nothing(tmp_path, cli_sources):
     # (with dask's array query planning the write fails earlier, in xarray: the same outcome)
     dst = tmp_path / "dst.zarr"
-    run = daskpad("pad", sources[3], dst, "--width", "lat=1", *TILED, env=_hook("fail"))
+    run = daskpad("pad", cli_sources[3], dst, "--width", "lat=1", *TILED, env=_hook("fail"))
     assert run.returncode == 1
     assert "writing DST failed, DST left as it was" in run.stderr
     assert list(tmp_path.iterdir()) == []
 
 
-def test_memory_in_dry_run(tmp_path, sources):
+def test_memory_in_dry_run(tmp_path, cli_sources):
     dst = tmp_path / "never.zarr"
-    run = daskpad("pad", sources[3], dst, *WIDTH_ARGS, *TILED, "--dry-run")
+    run = daskpad("pad", cli_sources[3], dst, *WIDTH_ARGS, *TILED, "--dry-run")
     assert run.returncode == 0, run.stderr
     assert "tiles, each holding about 0.98 kiB at most (--memory" in run.stdout
     # a statistic of the whole axis too: it is computed first, then the tiles are written
-    run = daskpad("pad", sources[3], dst, *WIDTH_ARGS, "--mode", "mean", *TILED, "--dry-run")
+    run = daskpad("pad", cli_sources[3], dst, *WIDTH_ARGS, "--mode", "mean", *TILED, "--dry-run")
     assert run.returncode == 0, run.stderr
     assert "tiles, each holding about 0.98 kiB at most (--memory" in run.stdout
     assert not dst.exists()
 
 
-def test_info_and_dry_run_compute_nothing(tmp_path, sources):
-    info = daskpad("info", sources[3])
+def test_info_and_dry_run_compute_nothing(tmp_path, cli_sources):
+    info = daskpad("info", cli_sources[3])
     assert info.returncode == 0, info.stderr
     assert "dimensions: time 4, lat 8, lon 10" in info.stdout
     assert "chunks 2x2 / 2x3+2 / 2x4+2" in info.stdout
     dst = tmp_path / "never.zarr"
     for argv in (
-        ["info", sources[3], *WIDTH_ARGS, "--mode", "edge"],
-        ["pad", sources[3], dst, *WIDTH_ARGS, "--mode", "edge", "--dry-run"],
+        ["info", cli_sources[3], *WIDTH_ARGS, "--mode", "edge"],
+        ["pad", cli_sources[3], dst, *WIDTH_ARGS, "--mode", "edge", "--dry-run"],
     ):
         run = daskpad(*argv)
         assert run.returncode == 0, run.stderr
@@ -633,9 +637,9 @@ SUBPROCESS_REFUSALS = (
 
 
 @pytest.fixture(scope="module")
-def refusal_setup(tmp_path_factory, sources):
+def refusal_setup(tmp_path_factory, cli_sources):
     tmp = tmp_path_factory.mktemp("refusals")
-    src = shutil.copytree(sources[3], tmp / "src.zarr")
+    src = shutil.copytree(cli_sources[3], tmp / "src.zarr")
     write_store(tmp / "existing.zarr", 3)
     (tmp / "user_dir").mkdir()
     (tmp / "user_dir" / "notes.txt").write_text("precious")
@@ -679,8 +683,8 @@ def test_refusals_touch_nothing(refusal_setup, refusal_runs):
     assert {p.name: digest(p) for p in tmp.iterdir()} == before
 
 
-def test_debug_shows_traceback(tmp_path, sources):
-    run = daskpad("--debug", "pad", sources[3], tmp_path / "x.zarr", "--width", "depth=1")
+def test_debug_shows_traceback(tmp_path, cli_sources):
+    run = daskpad("--debug", "pad", cli_sources[3], tmp_path / "x.zarr", "--width", "depth=1")
     assert run.returncode == 2
     assert "Traceback" in run.stderr and "CliError" in run.stderr
     assert run.stderr.strip().splitlines()[-1].startswith("daskpad: error:")
@@ -696,7 +700,7 @@ def _store_with_a_lon_that_cannot_be_extended(tmp_path):
     return src
 
 
-def test_pad2_errors_are_one_line(tmp_path, sources):
+def test_pad2_errors_are_one_line(tmp_path, cli_sources):
     src = _store_with_a_lon_that_cannot_be_extended(tmp_path)
     run = daskpad("pad", src, tmp_path / "o.zarr", "--width", "lon=1")
     assert run.returncode == 2
@@ -705,7 +709,7 @@ def test_pad2_errors_are_one_line(tmp_path, sources):
 
 
 @WRITES
-def test_an_index_that_cannot_be_extended_can_be_dropped(tmp_path, sources):
+def test_an_index_that_cannot_be_extended_can_be_dropped(tmp_path, cli_sources):
     src = _store_with_a_lon_that_cannot_be_extended(tmp_path)
     ok = daskpad(
         "pad", src, tmp_path / "o.zarr", "--width", "lon=1", "--coords", "drop", "--no-progress"
@@ -721,10 +725,12 @@ def _hook(value: str) -> dict[str, str]:
 
 
 @WRITES
-def test_overwrite_replaces_only_after_success(tmp_path, sources):
+def test_overwrite_replaces_only_after_success(tmp_path, cli_sources):
     dst = write_store(tmp_path / "dst.zarr", 2)
     old = digest(dst)
-    failed = daskpad("pad", sources[3], dst, "--width", "lat=1", "--overwrite", env=_hook("fail"))
+    failed = daskpad(
+        "pad", cli_sources[3], dst, "--width", "lat=1", "--overwrite", env=_hook("fail")
+    )
     assert failed.returncode == 1
     assert failed.stderr.strip().splitlines() == [
         "daskpad: error: writing DST failed, DST left as it was: RuntimeError: "
@@ -733,7 +739,7 @@ def test_overwrite_replaces_only_after_success(tmp_path, sources):
     assert digest(dst) == old  # the old store is intact
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr"]  # temporary removed
 
-    run = daskpad("pad", sources[3], dst, "--width", "lat=1", "--mode", "edge", "--overwrite")
+    run = daskpad("pad", cli_sources[3], dst, "--width", "lat=1", "--mode", "edge", "--overwrite")
     assert run.returncode == 0, run.stderr
     assert zarr.open_group(dst, mode="r").metadata.zarr_format == 3
     assert stored(dst, "t").shape == (4, 10, 10)
@@ -759,8 +765,8 @@ def _start_slow(src: Path, dst: Path, *extra: str) -> subprocess.Popen:
 @pytest.mark.parametrize(
     "sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM], ids=["SIGKILL", "SIGINT", "SIGTERM"]
 )
-def test_interrupted_write_leaves_no_dst(sig, tmp_path, sources):
-    src = shutil.copytree(sources[3], tmp_path / "src.zarr")
+def test_interrupted_write_leaves_no_dst(sig, tmp_path, cli_sources):
+    src = shutil.copytree(cli_sources[3], tmp_path / "src.zarr")
     before = digest(src)
     dst = tmp_path / "dst.zarr"
     proc = _start_slow(src, dst)
@@ -820,14 +826,14 @@ def _tcp_cluster():
 
 @pytest.mark.cluster
 @pytest.mark.filterwarnings("ignore::ResourceWarning")
-def test_scheduler(tmp_path, sources):
+def test_scheduler(tmp_path, cli_sources):
     with _tcp_cluster() as cluster:
         address = cluster.scheduler_address
         argv = ["--width", "lon=2", "--mode", "wrap", "--progress"]
         file = tmp_path / "scheduler.json"  # as dask scheduler --scheduler-file writes it
         file.write_text(json.dumps({"type": "Scheduler", "address": address}))
         runs = {
-            tiles: daskpad("pad", sources[3], tmp_path / f"{tiles}.zarr", *argv, *extra)
+            tiles: daskpad("pad", cli_sources[3], tmp_path / f"{tiles}.zarr", *argv, *extra)
             for tiles, extra in (
                 ("whole", ["--scheduler", address]),
                 ("tiled", ["--scheduler", address, *TILED]),
@@ -839,14 +845,14 @@ def test_scheduler(tmp_path, sources):
         assert cluster.scheduler.task_prefixes  # the work ran on the cluster
     assert "100% Completed" in runs["whole"].stderr  # distributed's progress bar
     assert "100% Completed | tile " in runs["tiled"].stderr  # one bar over the tiles
-    expected = np.pad(stored(sources[3], "t"), ((0, 0), (0, 0), (2, 2)), mode="wrap")
+    expected = np.pad(stored(cli_sources[3], "t"), ((0, 0), (0, 0), (2, 2)), mode="wrap")
     for tiles in runs:
         np.testing.assert_array_equal(stored(tmp_path / f"{tiles}.zarr", "t"), expected)
 
 
 @pytest.mark.cluster
 @pytest.mark.filterwarnings("ignore::ResourceWarning")
-def test_a_run_on_a_cluster_restores_the_logging_it_quieted(tmp_path, sources, monkeypatch):
+def test_a_run_on_a_cluster_restores_the_logging_it_quieted(tmp_path, cli_sources, monkeypatch):
     """The command quiets distributed's and asyncio's loggers (and its workers' through
     the environment) while it uses a cluster; called as a function, it leaves them as
     they were."""
@@ -860,7 +866,7 @@ def test_a_run_on_a_cluster_restores_the_logging_it_quieted(tmp_path, sources, m
     monkeypatch.setattr(loggers[0], "level", logging.INFO)
     monkeypatch.setattr(loggers[1], "level", logging.NOTSET)
     with _tcp_cluster() as cluster:
-        argv = ["pad", sources[3], tmp_path / "out.zarr", "--width", "lon=2", "--no-progress"]
+        argv = ["pad", cli_sources[3], tmp_path / "out.zarr", "--width", "lon=2", "--no-progress"]
         assert main([*map(str, argv), "--scheduler", cluster.scheduler_address]) == 0
         assert cluster.scheduler.task_prefixes
     assert [logger.level for logger in loggers] == [logging.INFO, logging.NOTSET]
@@ -880,7 +886,7 @@ def test_a_run_on_a_cluster_restores_the_logging_it_quieted(tmp_path, sources, m
     ],
 )
 def test_unreachable_or_malformed_scheduler_is_refused_at_once(
-    tmp_path, sources, address, message
+    tmp_path, cli_sources, address, message
 ):
     (tmp_path / "bad.json").write_text("{}")
     (tmp_path / "closed.json").write_text('{"address": "tcp://127.0.0.1:1"}')
@@ -892,7 +898,7 @@ def test_unreachable_or_malformed_scheduler_is_refused_at_once(
     # loaded machine's start-up alone could pass
     env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "600s"}
     run = daskpad(
-        "pad", sources[3], tmp_path / "o.zarr", "--width", "lon=1", "--scheduler-timeout", 600,
+        "pad", cli_sources[3], tmp_path / "o.zarr", "--width", "lon=1", "--scheduler-timeout", 600,
         *flag, cwd=tmp_path, env=env,
     )  # fmt: skip
     assert run.returncode == 2
@@ -910,8 +916,8 @@ def test_unreachable_or_malformed_scheduler_is_refused_at_once(
         (["--scheduler-timeout", "0"], "argument --scheduler-timeout: expected a positive"),
     ],
 )
-def test_bad_execution_options_are_usage_errors(tmp_path, sources, argv, message):
-    run = daskpad("pad", sources[3], tmp_path / "o.zarr", "--width", "lon=1", *argv)
+def test_bad_execution_options_are_usage_errors(tmp_path, cli_sources, argv, message):
+    run = daskpad("pad", cli_sources[3], tmp_path / "o.zarr", "--width", "lon=1", *argv)
     assert run.returncode == 2
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], run.stderr
@@ -931,12 +937,12 @@ def test_version_and_bare_command():
 
 
 @WRITES
-def test_progress_only_when_asked_or_watched(tmp_path, sources):
+def test_progress_only_when_asked_or_watched(tmp_path, cli_sources):
     # stderr is a pipe here, not a terminal: no bar unless --progress
-    quiet = daskpad("pad", sources[3], tmp_path / "q.zarr", "--width", "lon=1")
+    quiet = daskpad("pad", cli_sources[3], tmp_path / "q.zarr", "--width", "lon=1")
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stderr == "" and "Completed" not in quiet.stdout
-    shown = daskpad("pad", sources[3], tmp_path / "s.zarr", "--width", "lon=1", "--progress")
+    shown = daskpad("pad", cli_sources[3], tmp_path / "s.zarr", "--width", "lon=1", "--progress")
     assert shown.returncode == 0, shown.stderr
     assert "100% Completed" in shown.stderr and "Completed" not in shown.stdout
 
@@ -1043,7 +1049,7 @@ def test_python_m_and_help():
         assert flag in run.stdout
 
 
-def test_overwrite_replaces_what_its_help_says(tmp_path, sources):
+def test_overwrite_replaces_what_its_help_says(tmp_path, cli_sources):
     from daskpad import cli
     from daskpad.cli.errors import CliError
     from daskpad.cli.io import check_destination
@@ -1059,7 +1065,7 @@ def test_overwrite_replaces_what_its_help_says(tmp_path, sources):
     (tmp_path / "file").write_text("precious")
     (tmp_path / "link").symlink_to(tmp_path / "empty")
     write_store(tmp_path / "store.zarr", 2)
-    src = locate(str(sources[3]))
+    src = locate(str(cli_sources[3]))
     replaced = {}
     for name in ("empty", "store.zarr", "full", "file", "link"):
         with pytest.raises(CliError, match="already exists; pass --overwrite"):
@@ -1133,9 +1139,11 @@ def test_a_bare_zarr_array_is_padded_into_a_bare_zarr_array(tmp_path, fmt):
 
 @pytest.mark.cluster
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_stopped_run_on_local_workers_leaves_nothing_and_says_one_line(sig, tmp_path, sources):
+def test_a_stopped_run_on_local_workers_leaves_nothing_and_says_one_line(
+    sig, tmp_path, cli_sources
+):
     dst = tmp_path / "dst.zarr"
-    proc = _start_slow(sources[3], dst, "--workers", "2")
+    proc = _start_slow(cli_sources[3], dst, "--workers", "2")
     proc.send_signal(sig)
     run = finish(proc)
     assert run.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig]
@@ -1151,10 +1159,10 @@ def test_a_stopped_run_on_local_workers_leaves_nothing_and_says_one_line(sig, tm
 
 @pytest.mark.cluster
 @pytest.mark.filterwarnings("ignore::ResourceWarning")
-def test_a_stopped_run_on_a_scheduler_waits_for_its_running_tasks(tmp_path, sources):
+def test_a_stopped_run_on_a_scheduler_waits_for_its_running_tasks(tmp_path, cli_sources):
     with _tcp_cluster() as cluster:
         dst = tmp_path / "dst.zarr"
-        proc = _start_slow(sources[3], dst, "--scheduler", cluster.scheduler_address)
+        proc = _start_slow(cli_sources[3], dst, "--scheduler", cluster.scheduler_address)
         proc.send_signal(signal.SIGINT)
         run = finish(proc)
         assert run.returncode == 130, run.stderr

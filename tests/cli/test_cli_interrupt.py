@@ -20,7 +20,7 @@ from typing import Any
 import dask
 import numpy as np
 import pytest
-from cli_launcher import COMMAND, HOOK_ENV
+from helpers.cli_launcher import COMMAND, HOOK_ENV
 
 zarr = pytest.importorskip("zarr")
 pytest.importorskip("xarray")

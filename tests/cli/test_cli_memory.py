@@ -15,7 +15,7 @@ from pathlib import Path
 import dask
 import numpy as np
 import pytest
-from markers import WRITES
+from helpers.markers import WRITES
 
 from daskpad.cli import main
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from markers import WRITES
+from helpers.encoded_data import CASES, decoded_input
+from helpers.markers import WRITES
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
@@ -26,63 +27,9 @@ from daskpad.cli import main  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("cli-values")
 
-NT, NY, NX = 4, 6, 8
-
-
-def decoded_input() -> xr.Dataset:
-    """The dataset as xarray decodes it, each variable's encoding saying how it is stored."""
-    rng = np.random.default_rng(0)
-    tp = rng.uniform(0, 1.5, (NT, NY, NX)).round(4)  # odd reflection stays in int16
-    tp[0, 1, 1] = tp[2, 0, 7] = tp[1, 5, 0] = np.nan
-    u8 = rng.integers(100, 150, (NY, NX)).astype("float32")
-    u8[3, 0] = np.nan
-    f32m = rng.normal(0, 5, (NT, NY, NX)).astype("float32")
-    f32m[1, 0, 2] = np.nan
-    fboth = rng.normal(10, 1, (NY, NX))
-    elev = rng.integers(0, 200, (NY, NX)) * 0.5
-    elev[5, 5] = np.nan
-    when = np.datetime64("2000-01-01") + np.array([0, 3, 5, 9], "timedelta64[D]")
-    ds = xr.Dataset(
-        {
-            "tp": (("time", "lat", "lon"), tp, {"units": "m"}),
-            "u8": (("lat", "lon"), u8),
-            # stored as int8 with _Unsigned (as netCDF-3 keeps bytes): read as uint8
-            "s8": (
-                ("lat", "lon"),
-                rng.integers(130, 160, (NY, NX)).astype("uint8").view("int8"),
-                {"_Unsigned": "true"},
-            ),
-            "f32m": (("time", "lat", "lon"), f32m),
-            "fboth": (("lat", "lon"), fboth),
-            "when": (("time",), when.astype("datetime64[ns]")),
-            "w": (("lon",), np.arange(NX, dtype="float32")),  # not padded by lat-only cases
-        },
-        coords={
-            "time": np.datetime64("2001-01-01") + np.arange(NT).astype("timedelta64[D]"),
-            "lat": np.linspace(-50.0, 50.0, NY).round(1),
-            "lon": np.arange(0.0, 360.0, 45.0),
-            "elev": (("lat", "lon"), elev),
-            "lon_label": (("lon",), np.arange(NX) * 10),
-        },
-        attrs={"title": "encoded variables"},
-    )
-    encodings = {
-        "tp": {"dtype": "int16", "scale_factor": 1e-4, "add_offset": 0.0, "_FillValue": -32767},
-        "u8": {"dtype": "uint8", "_FillValue": 255},
-        "f32m": {"dtype": "float32", "missing_value": -9999.0, "_FillValue": -9999.0},
-        "fboth": {"dtype": "float64", "_FillValue": 1e20},
-        "when": {"dtype": "int64", "units": "days since 2000-01-01", "calendar": "standard"},
-        "time": {"dtype": "int64", "units": "days since 2001-01-01"},
-        "lat": {"dtype": "int16", "scale_factor": 0.1},
-        "elev": {"dtype": "int16", "scale_factor": 0.5, "_FillValue": -1},
-    }
-    for name, encoding in encodings.items():
-        ds[name].encoding = encoding
-    return ds
-
 
 @pytest.fixture(scope="module")
-def sources(tmp_path_factory) -> dict[str, Path]:
+def values_sources(tmp_path_factory) -> dict[str, Path]:
     where = tmp_path_factory.mktemp("values")
     ds = decoded_input().chunk({"time": 2, "lat": 4, "lon": 3})
     out = {}
@@ -102,25 +49,6 @@ def sources(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
-# case -> options; each pads the whole dataset once
-CASES = {
-    case: options.split()
-    for case, options in {
-        "mean": "--width lat=2 --width lon=1:2 --mode mean --stat-length 3",
-        "maximum": "--width lat=1 --mode maximum",
-        "minimum-time": "--width time=1:2 --mode minimum --stat-length 2",
-        "median": "--width lon=2 --mode median",
-        "constant": "--width lat=1 --width lon=2 --mode constant --constant-value 2.5",
-        "constant-nan": "--width lat=1:0 --width time=0:1 --mode constant",
-        "ramp": "--width lon=3 --mode linear_ramp --end-value 0.5",
-        "mixed": "--width lat=2 --width lon=2 --mode lat=symmetric --mode lon=mean "
-        "--stat-length lon=2",
-        "mixed-wrap": "--width lat=1 --width lon=3 --mode lat=mean --mode lon=wrap",
-        "odd": "--width lat=2 --mode reflect --reflect-type odd",
-        "copies": "--width time=2 --width lat=3 --width lon=9 --mode time=edge "
-        "--mode lat=symmetric --mode lon=wrap",
-    }.items()
-}
 KINDS = ("zarr3", "zarr2", "netcdf")
 
 
@@ -183,25 +111,25 @@ def open_input(path: Path, **kwargs) -> xr.Dataset:
 
 
 @pytest.fixture(scope="module")
-def runs(sources, tmp_path_factory):
+def values_runs(values_sources, tmp_path_factory):
     """Each case on each input kind: ``{(case, kind): (exit status, DST)}``."""
     where = tmp_path_factory.mktemp("values-out")
     out = {}
     for case, args in CASES.items():
         for kind in KINDS:
             dst = where / f"{case}-{kind}.zarr"
-            out[case, kind] = (main(["pad", str(sources[kind]), str(dst), *args]), dst)
+            out[case, kind] = (main(["pad", str(values_sources[kind]), str(dst), *args]), dst)
     return out
 
 
 @WRITES
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("case", list(CASES))
-def test_dst_opens_to_the_round_trip_of_pad2(case, kind, runs, sources, tmp_path):
-    rc, dst = runs[case, kind]
+def test_dst_opens_to_the_round_trip_of_pad2(case, kind, values_runs, values_sources, tmp_path):
+    rc, dst = values_runs[case, kind]
     assert rc == 0
     widths, mode, kwargs = options_of(CASES[case])
-    with open_input(sources[kind]) as src:
+    with open_input(values_sources[kind]) as src:
         padded = src.pad2(widths, mode=mode, **kwargs).compute()
         expected = round_trip(padded, tmp_path / "e")
         if padded.s8.encoding.get("_Unsigned"):  # (xarray's writer drops _Unsigned)
@@ -216,12 +144,12 @@ def test_dst_opens_to_the_round_trip_of_pad2(case, kind, runs, sources, tmp_path
 @WRITES
 @pytest.mark.parametrize("kind", ["zarr3", "zarr2"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_stored_dtypes_and_copied_bits_are_the_inputs(case, kind, runs, sources):
+def test_stored_dtypes_and_copied_bits_are_the_inputs(case, kind, values_runs, values_sources):
     """Stored dtypes are the input's; every element copied from the input (the interior,
     and the pads of axes padded by copying) keeps its stored bits."""
-    _, dst = runs[case, kind]
+    _, dst = values_runs[case, kind]
     widths, mode, kwargs = options_of(CASES[case])
-    raw_in = open_input(sources[kind], mask_and_scale=False, decode_times=False)
+    raw_in = open_input(values_sources[kind], mask_and_scale=False, decode_times=False)
     raw_out = xr.open_zarr(dst, mask_and_scale=False, decode_times=False)
     for name, var in raw_in.variables.items():
         out = raw_out[name]
@@ -281,10 +209,21 @@ def _copying(mode, kwargs, dims, widths, is_index):
         (["--mode", "linear_ramp", "--end-value", "300"], "u8"),  # out of uint8
     ],
 )
-def test_values_the_encoding_cannot_hold_are_refused(options, words, sources, tmp_path, capsys):
+def test_values_the_encoding_cannot_hold_are_refused(
+    options, words, values_sources, tmp_path, capsys
+):
     """(A value inside the range is rounded into the stored type, as xarray rounds it.)"""
     dst = tmp_path / "out.zarr"
-    args = ["pad", str(sources["zarr3"]), str(dst), "--width", "lat=1", "--var", words, *options]
+    args = [
+        "pad",
+        str(values_sources["zarr3"]),
+        str(dst),
+        "--width",
+        "lat=1",
+        "--var",
+        words,
+        *options,
+    ]
     if "--mode" not in options:
         args += ["--mode", "constant"]
     assert main(args) == 2
@@ -303,11 +242,13 @@ def test_values_the_encoding_cannot_hold_are_refused(options, words, sources, tm
         (["--constant-value", "86400000000000"], None),  # 1970-01-02: a whole day
     ],
 )
-def test_a_time_constant_the_units_cannot_hold_is_refused(options, why, sources, tmp_path, capsys):
+def test_a_time_constant_the_units_cannot_hold_is_refused(
+    options, why, values_sources, tmp_path, capsys
+):
     """``when`` is stored as whole days (int64): a constant of 1 (ns since the epoch, as
     --help says) is refused in one line, with no warning before it; a whole day is not."""
     dst = tmp_path / "out.zarr"
-    args = ["pad", str(sources["zarr3"]), str(dst), "--width", "time=1", "--var", "when"]
+    args = ["pad", str(values_sources["zarr3"]), str(dst), "--width", "time=1", "--var", "when"]
     status = main([*args, "--mode", "constant", *options])
     err = capsys.readouterr().err
     if why is None:
@@ -322,10 +263,10 @@ def test_a_time_constant_the_units_cannot_hold_is_refused(options, why, sources,
 
 
 @WRITES
-def test_a_mode_a_variables_dtype_cannot_take_names_the_variable(sources, tmp_path, capsys):
+def test_a_mode_a_variables_dtype_cannot_take_names_the_variable(values_sources, tmp_path, capsys):
     """numpy.pad's refusal of a mean of times, in one line that says which variable."""
     dst = tmp_path / "out.zarr"
-    args = ["pad", str(sources["zarr3"]), str(dst), "--width", "time=1", "--mode", "mean"]
+    args = ["pad", str(values_sources["zarr3"]), str(dst), "--width", "time=1", "--mode", "mean"]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("daskpad: error: --width time=1 --mode mean: "), err
@@ -352,10 +293,10 @@ def test_nat_without_a_fill_value_in_int32_is_refused_as_missing():
 
 
 @WRITES
-def test_a_run_on_workers_writes_the_same(runs, sources, tmp_path):
+def test_a_run_on_workers_writes_the_same(values_runs, values_sources, tmp_path):
     """The same values through ``--workers 2`` (process workers)."""
     dst = tmp_path / "w.zarr"
-    argv = ["pad", str(sources["zarr3"]), str(dst), *CASES["mixed"], "--workers", "2"]
+    argv = ["pad", str(values_sources["zarr3"]), str(dst), *CASES["mixed"], "--workers", "2"]
     run = subprocess.run(
         [sys.executable, "-m", "daskpad", *argv],
         capture_output=True,
@@ -363,7 +304,7 @@ def test_a_run_on_workers_writes_the_same(runs, sources, tmp_path):
         timeout=300,
     )
     assert run.returncode == 0, run.stderr
-    _, threads = runs["mixed", "zarr3"]
+    _, threads = values_runs["mixed", "zarr3"]
     a, b = xr.open_zarr(dst).load(), xr.open_zarr(threads).load()
     xr.testing.assert_identical(a, b)
 
@@ -391,9 +332,9 @@ def test_a_time_the_units_cannot_express_is_refused():
 
 
 @WRITES
-def test_dry_run_says_which_pads_are_copied_and_which_computed(sources, tmp_path, capsys):
+def test_dry_run_says_which_pads_are_copied_and_which_computed(values_sources, tmp_path, capsys):
     dst = tmp_path / "out.zarr"
-    assert main(["pad", str(sources["zarr3"]), str(dst), *CASES["mixed"], "--dry-run"]) == 0
+    assert main(["pad", str(values_sources["zarr3"]), str(dst), *CASES["mixed"], "--dry-run"]) == 0
     out = capsys.readouterr().out.split("pads, per variable")[1].split("would write")[0]
     lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
     assert "copied along lat; computed along lon" in lines["tp"]

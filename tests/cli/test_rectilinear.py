@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import json
 import os
 import shutil
 import signal
@@ -28,10 +27,21 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cli_launcher import COMMAND, FAILURE, HOOK_ENV, hooked
+from helpers.cli_launcher import COMMAND, FAILURE, HOOK_ENV, hooked
+from helpers.encoded_data import CASES, decoded_input
+from helpers.markers import WRITES
+from helpers.stores import (
+    NEEDS,
+    chunk_reads,
+    expanded_shapes,
+    input_chunks,
+    lat_lon_store,
+    opened,
+    widths_of,
+    zarr_json,
+)
 from hypothesis import given
 from hypothesis import strategies as st
-from markers import WRITES
 
 from daskpad.store import copying, rectilinear
 from daskpad.store.copying import Copier
@@ -44,10 +54,6 @@ from daskpad._compat.libraries import rectilinear_support  # noqa: E402
 from daskpad.cli import main  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("rectilinear")
-
-NEEDS = pytest.mark.skipif(
-    rectilinear_support() is not None, reason="rectilinear grids need zarr-python >= 3.2"
-)
 
 
 # --------------------------------------------------------------------------------------
@@ -147,13 +153,12 @@ def test_copies_within_an_fsspec_store_from_any_thread():
 # --------------------------------------------------------------------------------------
 # The command
 # --------------------------------------------------------------------------------------
-from test_cli_values import CASES, decoded_input  # noqa: E402
 
 CHUNKS = {"time": 2, "lat": 4, "lon": 3}  # lat 6 and lon 8: partial last chunks
 
 
 @pytest.fixture(scope="module")
-def sources(tmp_path_factory) -> dict[str, Path]:
+def rect_sources(tmp_path_factory) -> dict[str, Path]:
     where = tmp_path_factory.mktemp("rect-src")
     ds = decoded_input().chunk(CHUNKS)
     out = {}
@@ -180,14 +185,14 @@ RUNS = [(case, "zarr3") for case in CASES] + [
 
 
 @pytest.fixture(scope="module")
-def runs(sources, tmp_path_factory):
+def rect_runs(rect_sources, tmp_path_factory):
     """Each run on both grids: ``{(case, kind): (regular DST, rectilinear DST)}``."""
     if rectilinear_support() is not None:
         pytest.skip("rectilinear grids need zarr-python >= 3.2")
     where = tmp_path_factory.mktemp("rect-out")
     out = {}
     for case, kind in RUNS:
-        args = ["pad", str(sources[kind]), "", *CASES[case]]
+        args = ["pad", str(rect_sources[kind]), "", *CASES[case]]
         regular, rect = where / f"{case}-{kind}.zarr", where / f"{case}-{kind}-rect.zarr"
         assert main([*args[:2], str(regular), *args[3:]]) == 0
         assert main([*args[:2], str(rect), *args[3:], "--chunk-grid", "rectilinear"]) == 0
@@ -195,46 +200,37 @@ def runs(sources, tmp_path_factory):
     return out
 
 
-def opened(path: Path) -> xr.Dataset:
-    with zarr.config.set({"array.rectilinear_chunks": True}):
-        return xr.open_zarr(path).load()
-
-
 @NEEDS
 @WRITES
 @pytest.mark.parametrize(("case", "kind"), RUNS)
-def test_dst_opens_as_the_regular_grid_does(case, kind, runs):
-    regular, rect = runs[case, kind]
+def test_dst_opens_as_the_regular_grid_does(case, kind, rect_runs):
+    regular, rect = rect_runs[case, kind]
     xr.testing.assert_identical(opened(rect), opened(regular))
-
-
-def _doc(path: Path) -> dict:
-    return json.loads((path / "zarr.json").read_text())
 
 
 @NEEDS
 @WRITES
 @pytest.mark.parametrize("case", list(CASES))
-def test_whole_input_chunks_are_copied_byte_for_byte(case, runs, sources):
-    _, rect = runs[case, "zarr3"]
-    src = sources["zarr3"]
-    widths = _widths(CASES[case])
+def test_whole_input_chunks_are_copied_byte_for_byte(case, rect_runs, rect_sources):
+    _, rect = rect_runs[case, "zarr3"]
+    src = rect_sources["zarr3"]
+    widths = widths_of(CASES[case])
     copied = 0
     for name in ("tp", "f32m", "u8", "s8", "fboth", "elev"):
-        doc = _doc(rect / name)
-        if doc["data_type"] != _doc(src / name)["data_type"]:
+        doc = zarr_json(rect / name)
+        if doc["data_type"] != zarr_json(src / name)["data_type"]:
             continue  # a new dtype (NaN padded into integers): every chunk computed
         if doc["chunk_grid"]["name"] != "rectilinear":
-            assert doc["chunk_grid"] == _doc(src / name)["chunk_grid"]  # not padded
+            assert doc["chunk_grid"] == zarr_json(src / name)["chunk_grid"]  # not padded
             continue
         dims = doc["dimension_names"]
-        sizes = _expanded(doc["chunk_grid"]["configuration"]["chunk_shapes"])
-        stored = _doc(src / name)["chunk_grid"]["configuration"]["chunk_shape"]
-        shape = _doc(src / name)["shape"]
+        sizes = expanded_shapes(doc["chunk_grid"]["configuration"]["chunk_shapes"])
+        stored = zarr_json(src / name)["chunk_grid"]["configuration"]["chunk_shape"]
+        shape = zarr_json(src / name)["shape"]
         first, copied_along = [], []
         for d, got, c, n in zip(dims, sizes, stored, shape):
             before, after = widths.get(d, (0, 0))
-            inside = _input(n, c)
+            inside = input_chunks(n, c)
             if n % c and not after:  # a partial last chunk that stays last: declared whole
                 inside = (*inside[:-1], c)
             expected = pieces(before, c, True) + inside + pieces(after, c, False)
@@ -251,38 +247,10 @@ def test_whole_input_chunks_are_copied_byte_for_byte(case, runs, sources):
     assert copied
 
 
-def _widths(args: list[str]) -> dict[str, tuple[int, int]]:
-    out = {}
-    for flag, value in itertools.pairwise(args):
-        if flag == "--width":
-            dim, _, w = value.partition("=")
-            b, _, a = w.partition(":")
-            out[dim] = (int(b), int(a or b))
-    return out
-
-
-def _input(n: int, c: int) -> tuple[int, ...]:
-    return (c,) * (n // c) + ((n % c,) if n % c else ())
-
-
-def _expanded(shapes: list) -> list[list[int]]:
-    """Rectilinear chunk shapes with zarr's run-length pairs ``[size, count]`` spelled out."""
-    out = []
-    for axis in shapes:
-        if isinstance(axis, int):
-            out.append([axis])
-            continue
-        sizes: list[int] = []
-        for item in axis:
-            sizes += [item[0]] * item[1] if isinstance(item, list) else [item]
-        out.append(sizes)
-    return out
-
-
 @NEEDS
 @WRITES
-def test_a_chunk_never_written_stays_unwritten(runs, sources):
-    _, rect = runs["copies", "zarr3"]  # time=2 lat=3 lon=9: first chunks (1, 1, 3)
+def test_a_chunk_never_written_stays_unwritten(rect_runs, rect_sources):
+    _, rect = rect_runs["copies", "zarr3"]  # time=2 lat=3 lon=9: first chunks (1, 1, 3)
     assert not (rect / "f32m" / "c" / "1" / "1" / "3").exists()
     assert (rect / "f32m" / "c" / "1" / "1" / "4").exists()
 
@@ -294,47 +262,9 @@ NY, NX, CY, CX = 40, 50, 8, 10  # 5 x 5 chunks
 
 
 @pytest.fixture(scope="module")
-def plain(tmp_path_factory) -> Path:
+def rect_plain(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("rect-plain") / "plain.zarr"
     return lat_lon_store(path, (NY, NX), {"chunks": (CY, CX)}, seed=1)
-
-
-def lat_lon_store(path: Path, shape: tuple[int, int], encoding: dict[str, Any], seed: int) -> Path:
-    """A zarr v3 store at ``path`` of one float32 array ``t`` (lat, lon) of random values,
-    stored with ``encoding`` (its chunks, shards)."""
-    values = np.random.default_rng(seed).normal(size=shape).astype("float32")
-    ds = xr.Dataset(
-        {"t": (("lat", "lon"), values)},
-        coords={"lat": np.arange(shape[0]) * 1.0, "lon": np.arange(shape[1]) * 2.0},
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (zarr's note on consolidated metadata in v3)
-        ds.to_zarr(path, zarr_format=3, encoding={"t": encoding})
-    return path
-
-
-def _reads(monkeypatch, src: Path) -> tuple[list[str], list[int]]:
-    """The chunk keys of ``src``'s variable t read through zarr, and a count of the
-    chunks zarr's zstd codec decodes."""
-    from zarr.codecs import ZstdCodec
-    from zarr.storage import LocalStore
-
-    keys: list[str] = []
-    decoded = [0]
-    get, decode = LocalStore.get, ZstdCodec._decode_single
-
-    async def counted_get(self, key, *args, **kwargs):
-        if Path(self.root) == src and key.startswith("t/c/"):
-            keys.append(key)
-        return await get(self, key, *args, **kwargs)
-
-    async def counted_decode(self, *args, **kwargs):
-        decoded[0] += 1
-        return await decode(self, *args, **kwargs)
-
-    monkeypatch.setattr(LocalStore, "get", counted_get)
-    monkeypatch.setattr(ZstdCodec, "_decode_single", counted_decode)
-    return keys, decoded
 
 
 @NEEDS
@@ -350,10 +280,10 @@ def _reads(monkeypatch, src: Path) -> tuple[list[str], list[int]]:
     ids=["reflect", "mean", "constant"],
 )
 def test_only_the_chunks_the_pads_read_are_decoded_each_once(
-    options, rows, cols, plain, tmp_path, monkeypatch
+    options, rows, cols, rect_plain, tmp_path, monkeypatch
 ):
-    keys, decoded = _reads(monkeypatch, plain)
-    assert main(["pad", str(plain), str(tmp_path / "out.zarr"), *options, "--chunk-grid",
+    keys, decoded = chunk_reads(monkeypatch, rect_plain)
+    assert main(["pad", str(rect_plain), str(tmp_path / "out.zarr"), *options, "--chunk-grid",
                  "rectilinear"]) == 0  # fmt: skip
     wanted = {f"t/c/{i}/{j}" for i in range(5) for j in range(5) if i in rows or j in cols}
     assert sorted(keys) == sorted(wanted)  # each once, and no other
@@ -361,9 +291,9 @@ def test_only_the_chunks_the_pads_read_are_decoded_each_once(
 
 
 @NEEDS
-def test_dry_run_says_which_chunks_are_copied(plain, tmp_path, capsys):
+def test_dry_run_says_which_chunks_are_copied(rect_plain, tmp_path, capsys):
     dst = tmp_path / "out.zarr"
-    args = ["pad", str(plain), str(dst), "--width", "lat=3", "--width", "lon=12"]
+    args = ["pad", str(rect_plain), str(dst), "--width", "lat=3", "--width", "lon=12"]
     assert main([*args, "--chunk-grid", "rectilinear", "--dry-run"]) == 0
     out = capsys.readouterr().out
     # lon 50 in chunks of 10 padded by 12: (2, 10) + 5 x 10 + (10, 2), 9 chunks
@@ -378,22 +308,22 @@ def test_dry_run_says_which_chunks_are_copied(plain, tmp_path, capsys):
         (["--zarr-format", "2"], "--chunk-grid rectilinear writes zarr v3; --zarr-format 2"),
     ],
 )
-def test_refusals(extra, message, plain, tmp_path, capsys):
+def test_refusals(extra, message, rect_plain, tmp_path, capsys):
     dst = tmp_path / "out.zarr"
-    args = ["pad", str(plain), str(dst), "--width", "lat=1", "--chunk-grid", "rectilinear"]
+    args = ["pad", str(rect_plain), str(dst), "--width", "lat=1", "--chunk-grid", "rectilinear"]
     assert main([*args, *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not dst.exists()
 
 
-def test_old_zarr_is_refused_naming_the_version(plain, tmp_path, capsys, monkeypatch):
+def test_old_zarr_is_refused_naming_the_version(rect_plain, tmp_path, capsys, monkeypatch):
     import daskpad._compat.libraries as libraries
 
     if rectilinear_support() is None:  # (zarr >= 3.2 here: as zarr 3.1 would answer)
         monkeypatch.setattr(zarr, "__version__", "3.1.6")
     dst = tmp_path / "out.zarr"
-    args = ["pad", str(plain), str(dst), "--width", "lat=1", "--chunk-grid", "rectilinear"]
+    args = ["pad", str(rect_plain), str(dst), "--width", "lat=1", "--chunk-grid", "rectilinear"]
     assert main(args) == 2
     err = capsys.readouterr().err
     said = f"rectilinear: zarr-python {zarr.__version__} has no rectilinear chunk grids: they"
@@ -431,16 +361,16 @@ def _stored_run(argv: list, env: dict | None = None) -> subprocess.CompletedProc
 @NEEDS
 @WRITES
 @pytest.mark.cluster
-def test_a_run_on_workers_writes_the_same(runs, sources, tmp_path):
+def test_a_run_on_workers_writes_the_same(rect_runs, rect_sources, tmp_path):
     """``--workers 2``: the chunks computed on process workers (which read and write
     rectilinear grids too), the copies made here."""
     dst = tmp_path / "w.zarr"
-    argv = ["pad", sources["zarr3"], dst, *CASES["copies"], "--chunk-grid", "rectilinear"]
+    argv = ["pad", rect_sources["zarr3"], dst, *CASES["copies"], "--chunk-grid", "rectilinear"]
     run = _stored_run([*argv, "--workers", "2", "--no-progress"])
     assert run.returncode == 0, run.stderr
-    regular, _ = runs["copies", "zarr3"]
+    regular, _ = rect_runs["copies", "zarr3"]
     xr.testing.assert_identical(opened(dst), opened(regular))
-    assert _doc(dst / "tp")["chunk_grid"]["name"] == "rectilinear"
+    assert zarr_json(dst / "tp")["chunk_grid"]["name"] == "rectilinear"
 
 
 @NEEDS
@@ -448,7 +378,7 @@ def test_a_run_on_workers_writes_the_same(runs, sources, tmp_path):
 @pytest.mark.cluster
 @pytest.mark.filterwarnings("ignore::ResourceWarning")
 def test_a_cluster_the_command_did_not_start_reads_rectilinear_grids_only_while_it_runs(
-    runs, sources, tmp_path
+    rect_runs, rect_sources, tmp_path
 ):
     """``--scheduler``: zarr's rectilinear grids are turned on in the workers for the run,
     and off again after, as the cluster's owner had them."""
@@ -463,12 +393,12 @@ def test_a_cluster_the_command_did_not_start_reads_rectilinear_grids_only_while_
         dashboard_address=":0",
     ) as cluster:
         assert zarr.config.get("array.rectilinear_chunks", False) is False
-        argv = ["pad", sources["zarr3"], dst, *CASES["copies"], "--chunk-grid", "rectilinear"]
+        argv = ["pad", rect_sources["zarr3"], dst, *CASES["copies"], "--chunk-grid", "rectilinear"]
         run = _stored_run([*argv, "--scheduler", cluster.scheduler_address, "--no-progress"])
         assert run.returncode == 0, run.stderr
         assert cluster.scheduler.task_prefixes  # the pads were computed there
         assert zarr.config.get("array.rectilinear_chunks", False) is False
-    regular, _ = runs["copies", "zarr3"]
+    regular, _ = rect_runs["copies", "zarr3"]
     xr.testing.assert_identical(opened(dst), opened(regular))
 
 
@@ -478,11 +408,11 @@ def _digest(path: Path) -> dict[str, bytes]:
 
 @NEEDS
 @WRITES
-def test_overwrite_replaces_dst_only_once_written(runs, sources, tmp_path, capsys):
+def test_overwrite_replaces_dst_only_once_written(rect_runs, rect_sources, tmp_path, capsys):
     dst = tmp_path / "dst.zarr"
-    shutil.copytree(runs["copies", "zarr3"][0], dst)  # an old DST (the regular grid's)
+    shutil.copytree(rect_runs["copies", "zarr3"][0], dst)  # an old DST (the regular grid's)
     old = _digest(dst)
-    argv = ["pad", sources["zarr3"], dst, *CASES["mixed"], "--chunk-grid", "rectilinear"]
+    argv = ["pad", rect_sources["zarr3"], dst, *CASES["mixed"], "--chunk-grid", "rectilinear"]
     failed = _stored_run([*argv, "--overwrite"], env={HOOK_ENV: "fail"})
     assert failed.returncode == 1
     assert failed.stderr.splitlines() == [
@@ -494,8 +424,8 @@ def test_overwrite_replaces_dst_only_once_written(runs, sources, tmp_path, capsy
 
     assert main(list(map(str, [*argv, "--overwrite", "--no-progress"]))) == 0
     assert f"-> {dst} (replaced the old DST): " in capsys.readouterr().out
-    xr.testing.assert_identical(opened(dst), opened(runs["mixed", "zarr3"][0]))
-    assert _doc(dst / "tp")["chunk_grid"]["name"] == "rectilinear"
+    xr.testing.assert_identical(opened(dst), opened(rect_runs["mixed", "zarr3"][0]))
+    assert zarr_json(dst / "tp")["chunk_grid"]["name"] == "rectilinear"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr"]
 
 

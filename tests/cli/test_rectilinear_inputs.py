@@ -16,10 +16,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from markers import WRITES
-from test_cli_values import CASES, decoded_input
-from test_rectilinear import NEEDS, _doc, _expanded, _input, _widths, opened
-from test_regular_copies import sharded_store
+from helpers.encoded_data import CASES, decoded_input
+from helpers.markers import WRITES
+from helpers.stores import (
+    NEEDS,
+    expanded_shapes,
+    input_chunks,
+    opened,
+    widths_of,
+    zarr_json,
+)
 
 from daskpad.store.grids import pieces
 
@@ -103,11 +109,11 @@ def test_v2_dst_opens_as_the_regular_grid_does(store, case, v2_runs):
 def test_v2_chunks_are_copied_byte_for_byte_under_v3_keys(store, case, v2_runs, v2_sources):
     _, rect = v2_runs[store, case]
     src, separator = v2_sources[store], V2_STORES[store][1]
-    widths = _widths(CASES[case])
+    widths = widths_of(CASES[case])
     copied = 0
     for name in ("tp", "f32m", "u8", "s8", "fboth", "elev", "when", "w"):
         zarray = json.loads((src / name / ".zarray").read_text())
-        doc = _doc(rect / name)
+        doc = zarr_json(rect / name)
         if np.dtype(doc["data_type"]) != np.dtype(zarray["dtype"]):
             continue  # a new dtype (NaN padded into integers): every chunk computed
         assert doc["chunk_key_encoding"] == {"name": "default", "configuration": DEFAULT}
@@ -119,11 +125,11 @@ def test_v2_chunks_are_copied_byte_for_byte_under_v3_keys(store, case, v2_runs, 
             assert doc["chunk_grid"]["configuration"]["chunk_shape"] == stored
             first, along = [0] * len(shape), [-(-n // c) for n, c in zip(shape, stored)]
         else:
-            sizes = _expanded(doc["chunk_grid"]["configuration"]["chunk_shapes"])
+            sizes = expanded_shapes(doc["chunk_grid"]["configuration"]["chunk_shapes"])
             first, along = [], []
             for d, got, c, n in zip(doc["dimension_names"], sizes, stored, shape):
                 before, after = widths.get(d, (0, 0))
-                inside = _input(n, c)
+                inside = input_chunks(n, c)
                 if n % c and not after:  # declared whole, past the end
                     inside = (*inside[:-1], c)
                 assert tuple(got) == pieces(before, c, True) + inside + pieces(after, c, False)
@@ -224,7 +230,7 @@ def test_other_v2_arrays_are_computed(array, why, tmp_path, capsys):
     assert main(["pad", str(src), str(regular), *options, "--no-progress"]) == 0
     assert main(["pad", str(src), str(rect), *options, *grid, "--no-progress"]) == 0
     xr.testing.assert_identical(opened(rect), opened(regular))
-    assert _doc(rect / "t")["chunk_grid"]["name"] == "rectilinear"
+    assert zarr_json(rect / "t")["chunk_grid"]["name"] == "rectilinear"
 
 
 @WRITES
@@ -243,11 +249,6 @@ def test_dry_run_says_v2_chunks_are_copied(v2_sources, tmp_path, capsys):
 # --------------------------------------------------------------------------------------
 # Sharded inputs
 # --------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def sharded(tmp_path_factory) -> Path:
-    return sharded_store(tmp_path_factory.mktemp("rect-sharded") / "src.zarr")
-
-
 @WRITES
 def test_sharded_shards_are_copied_where_the_pads_are_whole_inner_chunks(
     sharded, tmp_path, monkeypatch
@@ -270,11 +271,11 @@ def test_sharded_shards_are_copied_where_the_pads_are_whole_inner_chunks(
     assert main([*argv, "--chunk-grid", "rectilinear"]) == 0
     monkeypatch.undo()
     xr.testing.assert_identical(opened(rect), opened(regular))
-    doc = _doc(rect / "t")
-    assert doc["codecs"] == _doc(sharded / "t")["codecs"]  # sharded, as SRC
+    doc = zarr_json(rect / "t")
+    assert doc["codecs"] == zarr_json(sharded / "t")["codecs"]  # sharded, as SRC
     # lat: 12 before in shards of 8 (4, 8), 5 shards, 4 after; lon: 5 before, 5 shards
     # (the last, 7 long, declared whole and copied)
-    assert _expanded(doc["chunk_grid"]["configuration"]["chunk_shapes"]) == [
+    assert expanded_shapes(doc["chunk_grid"]["configuration"]["chunk_shapes"]) == [
         [4, 8, 8, 8, 8, 8, 8, 4],
         [5, 10, 10, 10, 10, 10],
     ]

@@ -18,7 +18,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from markers import WRITES
+from helpers.encoded_data import decoded_input
+from helpers.markers import WRITES
+from helpers.stores import (
+    chunk_reads,
+    lat_lon_store,
+    zarr_json,
+)
 
 from daskpad.store import copying, rectilinear
 from daskpad.store.grids import layout
@@ -26,8 +32,6 @@ from daskpad.store.grids import layout
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
 
-from test_cli_values import decoded_input  # noqa: E402
-from test_rectilinear import _doc, _reads, lat_lon_store  # noqa: E402
 
 from daskpad.cli import main  # noqa: E402
 
@@ -91,7 +95,7 @@ def uncopied() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def runs(source, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
+def copies_runs(source, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
     """Each case written with copies and without: ``{case: (with copies, without)}``."""
     where = tmp_path_factory.mktemp("regular-out")
     out = {}
@@ -113,21 +117,21 @@ def _docs(path: Path) -> dict[str, dict]:
 
 @WRITES
 @pytest.mark.parametrize("case", list(CASES))
-def test_dst_is_the_regular_paths(case, runs, source):
-    new, old = runs[case]
+def test_dst_is_the_regular_paths(case, copies_runs, source):
+    new, old = copies_runs[case]
     with zarr.config.set({"array.rectilinear_chunks": False}):  # (none needed)
         xr.testing.assert_identical(xr.open_zarr(new).load(), xr.open_zarr(old).load())
     assert _docs(new) == _docs(old)  # consolidated metadata too
-    grid = _doc(new / "tp")["chunk_grid"]
+    grid = zarr_json(new / "tp")["chunk_grid"]
     assert grid == {"name": "regular", "configuration": {"chunk_shape": [2, 4, 3]}}
     if case == "mixed":  # s8 (int8, no fill value) padded with NaN: float, computed
-        assert _doc(new / "s8")["data_type"] != _doc(source / "s8")["data_type"]
+        assert zarr_json(new / "s8")["data_type"] != zarr_json(source / "s8")["data_type"]
 
 
 @WRITES
 @pytest.mark.parametrize("case", ["reflect", "mixed"])
-def test_interior_chunks_are_copied_byte_for_byte(case, runs, source):
-    new, _ = runs[case]
+def test_interior_chunks_are_copied_byte_for_byte(case, copies_runs, source):
+    new, _ = copies_runs[case]
     first = {"reflect": (1, 1, 1), "mixed": (0, 1, 1)}[case]  # before-pad chunks per axis
     copied = 0
     for name in ("tp", "f32m"):
@@ -148,7 +152,7 @@ NY, NX, CY, CX = 40, 46, 8, 10  # 5 x 5 chunks, lon's last one 6 wide
 
 
 @pytest.fixture(scope="module")
-def plain(tmp_path_factory) -> Path:
+def copies_plain(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("regular-plain") / "plain.zarr"
     return lat_lon_store(path, (NY, NX), {"chunks": (CY, CX)}, seed=1)
 
@@ -178,19 +182,19 @@ def _copies(monkeypatch) -> list[str]:
     ids=["symmetric", "mean", "constant"],
 )
 def test_only_the_chunks_the_pads_read_are_decoded_each_once(
-    options, rows, cols, plain, tmp_path, monkeypatch
+    options, rows, cols, copies_plain, tmp_path, monkeypatch
 ):
-    keys, decoded = _reads(monkeypatch, plain)
+    keys, decoded = chunk_reads(monkeypatch, copies_plain)
     made = _copies(monkeypatch)
     dst = tmp_path / "out.zarr"
-    assert main(["pad", str(plain), str(dst), *options, "--no-progress"]) == 0
+    assert main(["pad", str(copies_plain), str(dst), *options, "--no-progress"]) == 0
     wanted = {f"t/c/{i}/{j}" for i in range(5) for j in range(5) if i in rows or j in cols}
     assert sorted(keys) == sorted(wanted)  # each once, and no other
     assert decoded[0] == len(keys) + 2  # (and the coordinates lat and lon, read at opening)
     assert len(made) == 25  # every chunk of SRC's t
-    assert _doc(dst / "t")["chunk_grid"]["configuration"]["chunk_shape"] == [CY, CX]
+    assert zarr_json(dst / "t")["chunk_grid"]["configuration"]["chunk_shape"] == [CY, CX]
     with uncopied():
-        assert main(["pad", str(plain), str(tmp_path / "old.zarr"), *options]) == 0
+        assert main(["pad", str(copies_plain), str(tmp_path / "old.zarr"), *options]) == 0
     xr.testing.assert_identical(
         xr.open_zarr(dst).load(), xr.open_zarr(tmp_path / "old.zarr").load()
     )
@@ -207,19 +211,22 @@ def test_only_the_chunks_the_pads_read_are_decoded_each_once(
     ],
     ids=["width", "partial", "chunks", "zarr2"],
 )
-def test_other_paddings_compute_every_chunk(options, plain, tmp_path, monkeypatch, capsys):
-    keys, _ = _reads(monkeypatch, plain)
+def test_other_paddings_compute_every_chunk(options, copies_plain, tmp_path, monkeypatch, capsys):
+    keys, _ = chunk_reads(monkeypatch, copies_plain)
     made = _copies(monkeypatch)
     dst = tmp_path / "out.zarr"
-    assert main(["pad", str(plain), str(dst), *options, "--mode", "edge", "--dry-run"]) == 0
+    assert main(["pad", str(copies_plain), str(dst), *options, "--mode", "edge", "--dry-run"]) == 0
     assert "copied as stored bytes" not in capsys.readouterr().out
-    assert main(["pad", str(plain), str(dst), *options, "--mode", "edge", "--no-progress"]) == 0
+    assert (
+        main(["pad", str(copies_plain), str(dst), *options, "--mode", "edge", "--no-progress"])
+        == 0
+    )
     assert made == [] and len(set(keys)) == 25
 
 
-def test_dry_run_says_which_chunks_are_copied(plain, tmp_path, capsys):
+def test_dry_run_says_which_chunks_are_copied(copies_plain, tmp_path, capsys):
     dst = tmp_path / "out.zarr"
-    args = ["pad", str(plain), str(dst), "--width", "lat=8", "--width", "lon=10:0"]
+    args = ["pad", str(copies_plain), str(dst), "--width", "lat=8", "--width", "lon=10:0"]
     assert main([*args, "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "chunks of DST's regular grid, per array (copied: stored bytes of SRC;" in out
@@ -230,7 +237,7 @@ def test_dry_run_says_which_chunks_are_copied(plain, tmp_path, capsys):
 
 
 @WRITES
-def test_needs_no_rectilinear_grids(plain, tmp_path, monkeypatch):
+def test_needs_no_rectilinear_grids(copies_plain, tmp_path, monkeypatch):
     """The copies on the regular grid ask nothing of zarr 3.2 (as zarr 3.1 would answer)."""
 
     def refused(*args, **kwargs):
@@ -241,24 +248,13 @@ def test_needs_no_rectilinear_grids(plain, tmp_path, monkeypatch):
     made = _copies(monkeypatch)
     dst = tmp_path / "out.zarr"
     options = ["--width", "lat=8", "--mode", "wrap", "--no-progress"]
-    assert main(["pad", str(plain), str(dst), *options]) == 0
+    assert main(["pad", str(copies_plain), str(dst), *options]) == 0
     assert len(made) == 25
 
 
 # --------------------------------------------------------------------------------------
 # Sharded inputs
 # --------------------------------------------------------------------------------------
-SHAPE, SHARDS, INNER = (40, 47), (8, 10), (4, 5)  # lon's last shard: 7, not whole chunks
-
-
-@pytest.fixture(scope="module")
-def sharded(tmp_path_factory) -> Path:
-    return sharded_store(tmp_path_factory.mktemp("sharded") / "src.zarr")
-
-
-def sharded_store(path: Path) -> Path:
-    """A zarr v3 store of one sharded float32 array ``t`` at ``path``."""
-    return lat_lon_store(path, SHAPE, {"chunks": INNER, "shards": SHARDS}, seed=2)
 
 
 @WRITES

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import dask
 import dask.array as da
-import graphfacts
 import numpy as np
 import pytest
 from dask._task_spec import Alias
+from helpers import graphfacts
 
 import daskpad
 from daskpad._compat import graphs as _dask

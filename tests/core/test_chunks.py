@@ -11,7 +11,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import input_blocks_read
+from helpers.graphfacts import input_blocks_read
 
 import daskpad
 from daskpad._compat.graphs import query_planning

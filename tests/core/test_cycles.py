@@ -17,7 +17,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import MODE_KWARGS
+from helpers.graphfacts import MODE_KWARGS
 
 import daskpad
 from daskpad.core.registry import MODES

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from dask._task_spec import Alias, convert_legacy_graph
 from dask.core import get_dependencies
-from graphfacts import added_tasks, input_blocks_read
+from helpers.graphfacts import added_tasks, input_blocks_read
 
 import daskpad
 from daskpad._compat.graphs import optimized_graph, query_planning

@@ -12,7 +12,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from throwaway_modules import imported
+from helpers.throwaway_modules import imported
 
 import daskpad
 from daskpad.core.keywords import KEYWORDS, Keyword, define, keyword_misfits, undefine
@@ -86,7 +86,7 @@ register([Mode("scaled_edge", "scaled", reference=reference)], build)
 
 
 @pytest.fixture
-def throwaway(tmp_path):
+def scaled_edge_module(tmp_path):
     with imported(tmp_path, "scaled_edge", MODULE) as module:  # registers the mode
         try:
             yield module
@@ -96,7 +96,7 @@ def throwaway(tmp_path):
     assert "scaled_edge" not in MODES and "scale" not in KEYWORDS
 
 
-def test_the_mode_takes_its_keyword_in_every_form(throwaway):
+def test_the_mode_takes_its_keyword_in_every_form(scaled_edge_module):
     assert MODES["scaled_edge"].kwargs == ("scale",)
     data = np.arange(35.0).reshape(5, 7)
     for scale in ({}, {"scale": 2}, {"scale": (2, -1)}, {"scale": ((1, 2), (3, 4))}):
@@ -105,7 +105,7 @@ def test_the_mode_takes_its_keyword_in_every_form(throwaway):
                 assert_pad_matches_numpy(data, chunks, width, "scaled_edge", **scale)
 
 
-def test_a_mode_per_axis_gives_it_to_its_axes(throwaway):
+def test_a_mode_per_axis_gives_it_to_its_axes(scaled_edge_module):
     data = np.arange(35.0).reshape(5, 7)
     x = da.from_array(data, chunks=3)
     mode = {0: "scaled_edge", 1: "wrap"}
@@ -115,7 +115,7 @@ def test_a_mode_per_axis_gives_it_to_its_axes(throwaway):
         np.testing.assert_array_equal(got, want)
 
 
-def test_its_misfits_are_the_tables(throwaway):
+def test_its_misfits_are_the_tables(scaled_edge_module):
     x = da.zeros((4, 4), chunks=2)
     with pytest.raises(ValueError, match=r"mode 'wrap' takes: none; they fit mode\(s\) \['scaled"):
         daskpad.pad(x, 1, "wrap", scale=2)
@@ -126,12 +126,12 @@ def test_its_misfits_are_the_tables(throwaway):
 
 
 @pytest.mark.parametrize("chunked", [True, False], ids=["dask", "numpy"])
-def test_pad2_takes_it_by_dimension(throwaway, chunked):
+def test_pad2_takes_it_by_dimension(scaled_edge_module, chunked):
     data = np.arange(12.0).reshape(3, 4)
     ds = xr.Dataset({"t": (("y", "x"), data)})
     ds = ds.chunk(2) if chunked else ds
     out = ds.pad2(x=(1, 2), y=1, mode="scaled_edge", scale={"x": (2, 3)})
-    want = throwaway.reference(data, ((1, 1), (1, 2)), scale=((1, 1), (2, 3)))
+    want = scaled_edge_module.reference(data, ((1, 1), (1, 2)), scale=((1, 1), (2, 3)))
     np.testing.assert_array_equal(out.t.compute().values, want)
     with pytest.raises(ValueError, match="scale"):
         ds.pad2(x=1, mode="edge", scale=2)
@@ -144,7 +144,7 @@ def test_pad2_takes_it_by_dimension(throwaway, chunked):
     reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
     strict=True,
 )
-def test_the_command_has_its_option(throwaway, tmp_path):
+def test_the_command_has_its_option(scaled_edge_module, tmp_path):
     pytest.importorskip("zarr")
     from daskpad import cli
 
@@ -154,11 +154,11 @@ def test_the_command_has_its_option(throwaway, tmp_path):
     ds.to_zarr(src)
     argv = ["pad", str(src), str(dst), "--width", "x=1:2", "--mode", "scaled_edge"]
     assert cli.main([*argv, "--scale", "x=2:3"]) == 0
-    want = throwaway.reference(data, ((0, 0), (1, 2)), scale=((1, 1), (2, 3)))
+    want = scaled_edge_module.reference(data, ((0, 0), (1, 2)), scale=((1, 1), (2, 3)))
     np.testing.assert_array_equal(xr.open_zarr(dst).t.values, want)
 
 
-def test_the_strategies_draw_it(throwaway):
+def test_the_strategies_draw_it(scaled_edge_module):
     from daskpad.testing.strategies import mode_kwargs, per_axis_kwargs
 
     shape = (3, 4)

@@ -8,7 +8,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from throwaway_modules import imported
+from helpers.throwaway_modules import imported
 
 import daskpad
 from daskpad.core.boundaries import names
@@ -70,7 +70,7 @@ register(
 
 
 @pytest.fixture
-def throwaway(tmp_path):
+def negated_edge_module(tmp_path):
     with imported(tmp_path, "negated_edge", MODULE) as module:  # registers the mode
         try:
             yield module
@@ -79,7 +79,7 @@ def throwaway(tmp_path):
     assert "negated_edge" not in MODES and "negated" not in BUILDERS
 
 
-def test_a_mode_module_registers_and_pads(throwaway):
+def test_a_mode_module_registers_and_pads(negated_edge_module):
     data = np.arange(35.0).reshape(5, 7)
     for chunks in (2, (4, 1), (5, 7)):
         for width in (1, (2, 3), ((0, 4), (6, 1)), 9):
@@ -92,7 +92,7 @@ def test_a_mode_module_registers_and_pads(throwaway):
     assert MODES["negated_edge"].kwargs == ()  # (no keyword of the table names it)
 
 
-def test_its_arguments_are_checked_by_the_table(throwaway):
+def test_its_arguments_are_checked_by_the_table(negated_edge_module):
     x = da.zeros((4, 4), chunks=2)
     with pytest.raises(ValueError, match="mode 'negated_edge' takes: none"):
         daskpad.pad(x, 1, "negated_edge", constant_values=3)
@@ -101,14 +101,14 @@ def test_its_arguments_are_checked_by_the_table(throwaway):
 
 
 @pytest.mark.parametrize("chunked", [True, False], ids=["dask", "numpy"])
-def test_pad2_takes_it(throwaway, chunked):
+def test_pad2_takes_it(negated_edge_module, chunked):
     data = np.arange(12.0).reshape(3, 4)
     ds = xr.Dataset({"t": (("y", "x"), data)}, coords={"x": np.arange(4.0)})
     out = (ds.chunk(2) if chunked else ds).pad2(x=(1, 2), mode="negated_edge")
     # (.compute() first: dask's array-expr arrays have no __array__, so np.asarray, which
     # xarray's .values calls, makes an object array of any of them, padded or not)
     got = out.t.compute().values
-    np.testing.assert_array_equal(got, throwaway.reference(data, ((0, 0), (1, 2))))
+    np.testing.assert_array_equal(got, negated_edge_module.reference(data, ((0, 0), (1, 2))))
     assert out.x.values.tolist() == [-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0]  # extended labels
 
 
@@ -119,7 +119,7 @@ def test_pad2_takes_it(throwaway, chunked):
     reason="dask.array.store (used by to_zarr) is not implemented for dask's array-expr",
     strict=True,
 )
-def test_the_command_takes_it(throwaway, tmp_path):
+def test_the_command_takes_it(negated_edge_module, tmp_path):
     from daskpad import cli
 
     data = np.arange(12.0).reshape(3, 4)
@@ -130,5 +130,5 @@ def test_the_command_takes_it(throwaway, tmp_path):
     argv += ["--width", "y=2"]
     assert cli.main(argv) == 0
     got = xr.open_zarr(dst).t.values  # y first (negated_edge), then x (the default)
-    expected = np.pad(throwaway.reference(data, ((2, 2), (0, 0))), ((0, 0), (1, 1)))
+    expected = np.pad(negated_edge_module.reference(data, ((2, 2), (0, 0))), ((0, 0), (1, 1)))
     np.testing.assert_array_equal(np.nan_to_num(got), expected)

@@ -12,7 +12,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import MODE_KWARGS, deepest_nesting
+from helpers.graphfacts import MODE_KWARGS, deepest_nesting
 
 import daskpad
 from daskpad._compat.graphs import query_planning

@@ -6,7 +6,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import (
+from helpers.graphfacts import (
     added_tasks,
     alias_of,
     blocks_as_computed,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import input_blocks_read
+from helpers.graphfacts import input_blocks_read
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -8,7 +8,7 @@ import itertools
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import generated, graph_of, leaves_read
+from helpers.graphfacts import generated, graph_of, leaves_read
 
 import daskpad
 from daskpad.modes import function as lk

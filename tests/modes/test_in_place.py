@@ -16,7 +16,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import MODE_KWARGS, blocks_as_computed
+from helpers.graphfacts import MODE_KWARGS, blocks_as_computed
 
 import daskpad
 from daskpad._compat.graphs import query_planning

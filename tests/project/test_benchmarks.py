@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import dask
 import numpy as np
 import pytest
-from graphfacts import blocks_as_computed
+from helpers.graphfacts import blocks_as_computed
 
 import daskpad
 from daskpad._compat.graphs import query_planning

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from markers import WRITES
+from helpers.markers import WRITES
 
 xr = pytest.importorskip("xarray")
 pytest.importorskip("zarr")

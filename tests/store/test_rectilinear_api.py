@@ -19,10 +19,10 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from graphfacts import added_tasks
+from helpers.graphfacts import added_tasks
+from helpers.markers import WRITES
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from markers import WRITES
 
 import daskpad
 from daskpad._compat.libraries import rectilinear_grids, rectilinear_support

@@ -22,8 +22,8 @@ from urllib.parse import unquote, urlparse
 import dask.array as da
 import numpy as np
 import pytest
-from cli_launcher import COMMAND, HOOK_ENV, hooked
-from markers import WRITES
+from helpers.cli_launcher import COMMAND, HOOK_ENV, hooked
+from helpers.markers import WRITES
 
 import daskpad
 from daskpad.store.locations import INCOMPLETE, METADATA_DOCS, HeldRoot, locate, storage_options

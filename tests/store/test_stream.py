@@ -14,6 +14,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from helpers.counted_blocks import CountedBlocks
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -127,10 +128,8 @@ def test_one_streamed_write_holds_few_blocks_where_pads_read_far_away(tmp_path, 
     linear ramp (through numpy's check of its steps) its whole face: in one computation
     what those pads take of a block is computed by the block's own write, and nothing
     waits in memory for them."""
-    from test_tiles import _Counted
-
     n, c = 12, 8
-    source = _Counted()
+    source = CountedBlocks()
     x = source.array(n, c)
     y = daskpad.pad(x, 3, mode, chunks="regular")
     with dask.config.set(scheduler="threads", num_workers=2):

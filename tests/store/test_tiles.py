@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import gc
 import math
-import threading
 import warnings
-import weakref
 
 import dask
 import dask.array as da
 import numpy as np
 import pytest
+from helpers.counted_blocks import CountedBlocks
+from helpers.markers import WRITES
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from markers import WRITES
 
 import daskpad
 from daskpad._compat.graphs import query_planning
@@ -178,46 +177,12 @@ def test_which_variables_need_xarrays_encoding():
     assert _tiling.needs_encoding(xr.Variable(("x",), np.array(["2000-01-01"], "M8[ns]")))
 
 
-class _Counted:
-    """float32 blocks generated on demand, counted while alive (a view counts as its block)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.alive = self.peak = self.made = 0
-
-    def __dask_tokenize__(self) -> object:  # dask's array-expr tokenizes map_blocks' function
-        return ("counted-source", id(self))
-
-    def array(self, n: int, c: int) -> da.Array:
-        return da.map_blocks(
-            self._block, chunks=((c,) * n,) * 2, dtype=np.float32, meta=np.empty((0, 0), "f4")
-        )
-
-    def _block(self, block_info=None) -> np.ndarray:
-        info = block_info[None]
-        (r0, _), (c0, _) = info["array-location"]
-        block = np.add.outer(
-            np.arange(info["chunk-shape"][0], dtype=np.float32) + r0,
-            1000 * (np.arange(info["chunk-shape"][1], dtype=np.float32) + c0),
-        )
-        with self.lock:
-            self.made += 1
-            self.alive += 1
-            self.peak = max(self.peak, self.alive)
-        weakref.finalize(block, self._release)
-        return block
-
-    def _release(self) -> None:
-        with self.lock:
-            self.alive -= 1
-
-
 @WRITES
 @pytest.mark.parametrize("scheduler", ["sync", "threads"])
 @pytest.mark.parametrize("mode", ["constant", "reflect", "linear_ramp", "mean", "median"])
 def test_tiled_write_holds_at_most_a_tile(tmp_path, scheduler, mode):
     n, c, w = 12, 8, 3
-    source = _Counted()
+    source = CountedBlocks()
     x = source.array(n, c)
     ds = xr.Dataset({"v": (("y", "x"), daskpad.pad(x, w, mode, chunks="regular"))})
     block_bytes = c * c * 4
@@ -346,7 +311,7 @@ def test_default_memory_is_at_most_2_gib():
 @pytest.mark.parametrize("mode", ["wrap", "symmetric", "edge"])
 def test_to_zarr_holds_at_most_a_tile(tmp_path, mode, chunks):
     n, c, w = 10, 8, (5, 2)
-    source = _Counted()
+    source = CountedBlocks()
     x = source.array(n, c)
     y = daskpad.pad(x, w, mode, chunks=chunks)
     block_bytes = math.prod(max(cs) for cs in y.chunks) * 4
@@ -368,7 +333,7 @@ def test_to_zarr_holds_at_most_a_tile(tmp_path, mode, chunks):
 @pytest.mark.parametrize("mode", ["mean", "median"])
 def test_to_zarr_reads_whole_axis_statistics_once(tmp_path, mode):
     n, c, w = 10, 8, (5, 2)
-    source = _Counted()
+    source = CountedBlocks()
     x = source.array(n, c)
     y = daskpad.pad(x, w, mode, chunks="regular")
     block_bytes = math.prod(max(cs) for cs in y.chunks) * 4
@@ -451,7 +416,7 @@ def test_xarray_to_zarr_stores_what_to_zarr_would(tmp_path, fmt):
 
 @WRITES
 def test_xarray_to_zarr_holds_at_most_a_tile_and_takes_dataarrays(tmp_path, capsys):
-    source = _Counted()
+    source = CountedBlocks()
     x = source.array(12, 8)
     ds = xr.Dataset({"v": (("y", "x"), x)}).pad2(y=3, x=3, mode="reflect", chunks="regular")
     daskpad.xarray.to_zarr(ds, tmp_path / "a.zarr", memory=9 * 8 * 8 * 4, progress=True)

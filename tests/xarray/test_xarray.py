@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 xr = pytest.importorskip("xarray")
 
-import labelled_data  # noqa: E402
-from labelled_data import WIDTHS, chunked  # noqa: E402
+from helpers import labelled_data  # noqa: E402
+from helpers.labelled_data import WIDTHS, chunked  # noqa: E402
 
 import daskpad  # noqa: E402  (registers the accessor)
 import daskpad.xarray  # noqa: E402

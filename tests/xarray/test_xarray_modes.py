@@ -16,10 +16,10 @@ import pytest
 
 xr = pytest.importorskip("xarray")
 
-import labelled_data  # noqa: E402
+from helpers import labelled_data  # noqa: E402
+from helpers.labelled_data import WIDTHS, chunked  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from labelled_data import WIDTHS, chunked  # noqa: E402
 
 import daskpad  # noqa: E402  (registers the accessor)
 from daskpad.core.registry import MODES  # noqa: E402

@@ -20,7 +20,7 @@ import pytest
 
 xr = pytest.importorskip("xarray")
 
-from graphfacts import added_tasks, graph_of  # noqa: E402
+from helpers.graphfacts import added_tasks, graph_of  # noqa: E402
 from hypothesis import assume, given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

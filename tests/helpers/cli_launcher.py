@@ -1,6 +1,6 @@
 """``daskpad`` as the installed command runs it, with faults the tests inject.
 
-    python tests/cli_launcher.py ARGS...
+    python tests/helpers/cli_launcher.py ARGS...
 
 With ``DASKPAD_TESTING_BLOCK_HOOK=fail`` in the environment every block of the data to
 write raises; with ``sleep:S`` every block sleeps S seconds first (a slow run to stop). The
