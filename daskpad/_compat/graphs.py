@@ -261,60 +261,6 @@ def picked_array(
     return da.Array(graph, name, chunks, meta=meta_from_array(meta, ndim=len(chunks)))
 
 
-def repicked_through(
-    x: da.Array,
-    name: str,
-    indices: Collection[tuple[int, ...]],
-    func: Callable[..., Any],
-    **kwargs: Any,
-) -> da.Array | None:
-    """``x``, a picked array (:func:`picked_array`), picked again as ``name``: the blocks
-    at ``indices`` each passed through ``func(block, **kwargs)`` first, in one task per
-    block, the others picked as ``x`` picks them (the same aliases: nothing is added
-    there). None where ``x`` is not a picked array or ``indices`` reach into its shifted
-    part (the caller builds the array otherwise)."""
-    from dask._task_spec import Task, TaskRef
-    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
-
-    graph = x.__dask_graph__()
-    if not isinstance(graph, HighLevelGraph):
-        return None
-    layer = graph.layers.get(x.name)
-    if not isinstance(layer, _PickedLayer):
-        return None
-    p = layer.pick
-    if p.shifted is not None and not set(indices) <= set(p.shifted.outside(p.grid)):
-        return None
-    through = f"{name}-through"
-    tasks = {
-        (through, *i): Task((through, *i), func, TaskRef(cast(Key, p.source(i))), **kwargs)
-        for i in indices
-    }
-    keys = {i: (through, *i) for i in indices}
-    pick = _Pick(name, p.grid, _Overridden(p.source, keys), p.shifted)
-    # (x's own layer is left out: the new one picks what it picked)
-    below = set(graph.dependencies[x.name])
-    layers = {n: v for n, v in graph.layers.items() if n != x.name}
-    dependencies = {n: set(d) for n, d in graph.dependencies.items() if n != x.name}
-    new = HighLevelGraph(
-        {**layers, through: MaterializedLayer(tasks), name: _PickedLayer(pick)},
-        {**dependencies, through: below, name: below | {through}},
-    )
-    return da.Array(new, name, x.chunks, meta=x._meta)
-
-
-@dataclass(frozen=True)
-class _Overridden:
-    """A picked array's source, with some blocks picked from other keys."""
-
-    source: KeyOf
-    keys: Mapping[tuple[int, ...], Hashable]
-
-    def __call__(self, index: tuple[int, ...]) -> Hashable:
-        key = self.keys.get(index)
-        return self.source(index) if key is None else key
-
-
 # (The classes of a picked array's layer are module-level, their data on instances: dask
 # caches the classes it tokenizes, and a class made per call would keep its array's graph,
 # and the files the graph reads, alive to the interpreter's exit.)

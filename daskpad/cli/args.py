@@ -16,7 +16,7 @@ from daskpad.core.registry import MODES
 from daskpad.store.locations import storage_options
 from daskpad.store.tiling import memory_budget
 from daskpad.xarray.coords import COORDS_POLICIES
-from daskpad.xarray.labelled import other_name
+from daskpad.xarray.dim_args import other_name
 
 
 class _ModeOptions(Mapping[str, tuple[str, str]]):

@@ -17,7 +17,7 @@ from daskpad._compat.libraries import split_address
 from daskpad._compat.schedulers import tasks_running
 from daskpad.cli.errors import CliError
 from daskpad.cli.request import Request
-from daskpad.cli.signals import held_while
+from daskpad.cli.stops import held_while
 from daskpad.store.commit import own_threads
 from daskpad.store.settle import run_tag
 

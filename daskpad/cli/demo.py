@@ -12,7 +12,7 @@ from typing import Any
 from daskpad.cli.args import build_parser
 from daskpad.cli.errors import CliError
 from daskpad.cli.io import describe, open_source
-from daskpad.cli.pad import pad
+from daskpad.cli.pad_run import pad
 from daskpad.cli.request import Run, request_from
 from daskpad.store.locations import locate
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from daskpad.cli.encoding import decoded
 from daskpad.cli.io import ARRAY_VARIABLE, Modes, Widths, describe, zarr_format_of
-from daskpad.cli.opened import PaddedSource, open_and_pad
 from daskpad.cli.request import Request, Run
-from daskpad.xarray.stored import StoredPads
+from daskpad.cli.source import PaddedSource, open_and_pad
+from daskpad.xarray.store_numbers import StoredPads
 
 
 def info(run: Run) -> int:

@@ -20,7 +20,7 @@ from daskpad.cli.args import (
 )
 from daskpad.cli.errors import CliError
 from daskpad.cli.io import Modes, Widths, modes_of
-from daskpad.cli.signals import Arrivals
+from daskpad.cli.stops import Arrivals
 from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of
 from daskpad.store.tiling import default_memory
 from daskpad.xarray.coords import CoordsPolicy
@@ -86,7 +86,7 @@ class Run:
     """One run of a command: its :class:`Request`, and what happens while it runs."""
 
     request: Request
-    #: the signals that arrived (:func:`daskpad.cli.signals.recording_stops`; None where nothing
+    #: the signals that arrived (:func:`daskpad.cli.stops.recording_stops`; None where nothing
     #: records them: the runs of daskpad demo)
     arrivals: Arrivals | None = None
     #: an old DST that ``--overwrite`` deleted before writing (an object store), for the

@@ -1,6 +1,6 @@
 """How ``daskpad pad`` writes DST: so that it opens only once complete, and a failed or
 stopped run leaves nothing behind (:func:`write`), on the regular grid
-(:func:`write_regular`) or as :mod:`daskpad.cli.grids` plans it."""
+(:func:`write_regular`) or as :mod:`daskpad.cli.copy_plans` plans it."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from typing import Any
 
 from daskpad.cli.budget import UNBOUNDED
 from daskpad.cli.cluster import Cluster, stopping_first
+from daskpad.cli.copy_plans import write_into
 from daskpad.cli.errors import WriteFailed
-from daskpad.cli.grids import write_into
 from daskpad.cli.io import ARRAY_VARIABLE, compute_with_progress
 from daskpad.cli.request import Run
-from daskpad.cli.signals import holding_signals
+from daskpad.cli.stops import holding_signals
 from daskpad.store.commit import written_whole
 from daskpad.store.locations import Location
 from daskpad.store.tiles import to_zarr, write_tiled
-from daskpad.store.tiling import Plan
+from daskpad.store.tiling import TilePlan
 
 
 def write(
@@ -28,7 +28,7 @@ def write(
     fmt: int,
     cluster: Cluster | None,
     progress: bool,
-    tiling: Plan,
+    tiling: TilePlan,
     rect: Any = None,
 ) -> None:
     """Write ``ds`` so that DST opens only once complete; on any failure or interruption
@@ -59,7 +59,7 @@ def write(
                 fence=lambda: stopping_first(cluster),
                 deleting=deleting,
             ) as store:
-                if rect is not None:  # (plan, SRC's store): daskpad.cli.grids
+                if rect is not None:  # (plan, SRC's store): daskpad.cli.copy_plans
                     compute = lambda writes: compute_with_progress(writes, client, progress)  # noqa: E731
                     the_plan, src_store = rect
                     write_into(ds, store, the_plan, src_store, client, compute, progress)
@@ -78,7 +78,13 @@ def write(
 
 
 def write_regular(
-    ds: Any, store: Any, fmt: int, client: Any, progress: bool, tiling: Plan, memory: int | None
+    ds: Any,
+    store: Any,
+    fmt: int,
+    client: Any,
+    progress: bool,
+    tiling: TilePlan,
+    memory: int | None,
 ) -> None:
     """Write ``ds`` into the new zarr ``store``, metadata consolidated (zarr v3 too: xarray
     then opens DST with one read, without warning)."""

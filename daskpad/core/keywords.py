@@ -8,7 +8,7 @@ padded by another call gets, and the command's option. Everything that handles k
 reads this table: the planner (:mod:`daskpad.core.plan`), a mode per axis
 (:mod:`daskpad.core.per_axis`), ``pad2`` and its variables (:mod:`daskpad.xarray`), the
 command's options (:mod:`daskpad.cli.args`) and the hypothesis strategies
-(:mod:`daskpad.testing.strategies`). Whatever keyword is not in the table belongs to a
+(:mod:`daskpad.testing.hypothesis_strategies`). Whatever keyword is not in the table belongs to a
 user function (``mode=callable``), which receives it.
 
 :func:`keyword_misfits` is the one decision whether the keywords given fit the modes;
@@ -55,7 +55,7 @@ class Keyword:
         The modes that take it (any other mode refuses it, as numpy.pad does).
     kind
         What it holds, which says how it is normalised (:func:`daskpad.core.plan.normalize`),
-        drawn (:mod:`daskpad.testing.strategies`) and parsed (the command):
+        drawn (:mod:`daskpad.testing.hypothesis_strategies`) and parsed (the command):
 
         - ``"values"``: values in the array's units, broadcast like numpy's ``_as_pairs``
           to one ``(before, after)`` pair per axis (``constant_values``, ``end_values``);

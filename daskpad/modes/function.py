@@ -229,7 +229,7 @@ def apply_function(block: Any, **call: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class Piece:
+class PaddedBox:
     """Values of the padded array in the box starting at ``start`` (padded positions)."""
 
     start: tuple[int, ...]
@@ -259,7 +259,7 @@ class Changed:
     pass's axis always, the data part too when the function wrote there (rarely: numpy
     documents the pads as what the function fills)."""
 
-    pieces: tuple[Piece, ...]
+    pieces: tuple[PaddedBox, ...]
 
     @property
     def nbytes(self) -> int:
@@ -341,7 +341,7 @@ GROUP_BYTES = 64 * 2**20
 
 def _changes(
     blocks: Sequence[Any],
-    pasted: Sequence[Piece],
+    pasted: Sequence[PaddedBox],
     origin: tuple[int, ...],
     axis: int,
     pad_width: tuple[int, int],
@@ -379,10 +379,12 @@ def _changes(
         pads[1][group] = buf[(*at, slice(length - after, length))]
         if not _data_kept(buf, parts, pasted, here, axis, before, length - after):
             start = tuple(before if i == axis else h for i, h in enumerate(here))
-            middles.append(Piece(start, buf[(*at, slice(before, length - after))].copy()))
+            middles.append(PaddedBox(start, buf[(*at, slice(before, length - after))].copy()))
     ends = (
-        Piece(tuple(0 if i == axis else o for i, o in enumerate(origin)), pads[0]),
-        Piece(tuple(length - after if i == axis else o for i, o in enumerate(origin)), pads[1]),
+        PaddedBox(tuple(0 if i == axis else o for i, o in enumerate(origin)), pads[0]),
+        PaddedBox(
+            tuple(length - after if i == axis else o for i, o in enumerate(origin)), pads[1]
+        ),
     )
     return Changed(tuple(p for p in (*ends, *middles) if p.values.size))
 
@@ -390,7 +392,7 @@ def _changes(
 def _data_kept(
     out: Any,
     blocks: Sequence[Any],
-    pasted: Sequence[Piece],
+    pasted: Sequence[PaddedBox],
     origin: tuple[int, ...],
     axis: int,
     lo: int,

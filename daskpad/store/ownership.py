@@ -23,7 +23,7 @@ Index = tuple[int, ...]
 
 
 @dataclass(frozen=True)
-class Piece:
+class BlockSlice:
     """Along one axis: the part ``block`` of a block that lands at ``at`` in output chunk
     ``chunk``."""
 
@@ -37,8 +37,8 @@ class Axis:
     """One axis of the two grids: each block's pieces, each output chunk's pieces (with
     their blocks), owner and bounds."""
 
-    pieces: tuple[tuple[Piece, ...], ...]
-    members: tuple[tuple[tuple[int, Piece], ...], ...]
+    pieces: tuple[tuple[BlockSlice, ...], ...]
+    members: tuple[tuple[tuple[int, BlockSlice], ...], ...]
     owner: tuple[int, ...]
     bounds: tuple[int, ...]
 
@@ -46,14 +46,14 @@ class Axis:
     def of(cls, blocks: Sequence[int], chunks: Sequence[int]) -> Axis:
         starts = np.cumsum((0, *blocks)).tolist()
         bounds = tuple(np.cumsum((0, *chunks)).tolist())
-        members: list[list[tuple[int, Piece]]] = [[] for _ in chunks]
+        members: list[list[tuple[int, BlockSlice]]] = [[] for _ in chunks]
         pieces = []
         for b, (lo, hi) in enumerate(itertools.pairwise(starts)):
             found = []
             c = bisect.bisect_right(bounds, lo) - 1
             while lo < hi and c < len(chunks) and bounds[c] < hi:
                 s, e = max(lo, bounds[c]), min(hi, bounds[c + 1])
-                piece = Piece(c, slice(s - lo, e - lo), slice(s - bounds[c], e - bounds[c]))
+                piece = BlockSlice(c, slice(s - lo, e - lo), slice(s - bounds[c], e - bounds[c]))
                 found.append(piece)
                 members[c].append((b, piece))
                 c += 1
@@ -65,7 +65,7 @@ class Axis:
         ]
         return cls(tuple(pieces), tuple(tuple(m) for m in members), tuple(owner), bounds)
 
-    def contributors(self, chunk: int) -> tuple[tuple[int, Piece], ...]:
+    def contributors(self, chunk: int) -> tuple[tuple[int, BlockSlice], ...]:
         """The blocks with a piece in output chunk ``chunk``, and those pieces."""
         return self.members[chunk]
 

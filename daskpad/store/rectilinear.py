@@ -2,8 +2,8 @@
 copied as stored bytes, only the pads (and the input's partial last chunks) computed; and
 the same on zarr's regular grid, where that grid keeps the input's chunks whole.
 
-Each padded array's grid is :func:`daskpad.store.grids.layout`'s: along every axis the pad
-before, the input's chunks, the pad after, so that each whole input chunk is an output
+Each padded array's grid is :func:`daskpad.store.rectilinear_grid.layout`'s: along every
+axis the pad before, the input's chunks, the pad after, so that each whole input chunk is an output
 chunk under a shifted index. Where a zarr v3 document reads the input's chunk objects as
 stored (a zarr v3 array, its shards where sharded, or a zarr v2 array under zarr v3 keys:
 :mod:`daskpad.store.sources`) and the padding keeps its dtype, those objects are copied
@@ -20,7 +20,7 @@ its chunk keys zarr v3's default encoding, so that the copied bytes read as they
 zarr reads rectilinear grids only with its flag ``array.rectilinear_chunks`` on
 (zarr-python 3.2 or newer): daskpad turns it on while it writes, and readers need it too.
 
-Where every array's grid is regular (:attr:`daskpad.store.grids.Layout.regular`: each
+Where every array's grid is regular (:attr:`daskpad.store.rectilinear_grid.Layout.regular`: each
 before-pad a whole number of the input's chunks, no pad after a partial last chunk) and is
 the grid the regular path stores the padded dask array on, the plan's grid is
 ``"regular"``: the same copies and computed chunks, declared on zarr's regular grid, which
@@ -50,7 +50,7 @@ from daskpad._compat.libraries import (
 from daskpad.core.regrid import regrid
 from daskpad.store.consolidation import consolidate
 from daskpad.store.copying import Copier, copying_in_background, stored_sizes
-from daskpad.store.grids import Layout, layout
+from daskpad.store.rectilinear_grid import Layout, layout
 from daskpad.store.sources import (
     ShardsMisfit,
     copied_note,
@@ -76,7 +76,7 @@ def check_support() -> None:
 
 
 @dataclass
-class Plan:
+class CopyPlan:
     """What writing a dataset on rectilinear grids (or, where :attr:`grid` says so, on
     regular ones) does, per array: its layout (None for an array copied whole or written
     by xarray with the metadata), and the objects copied as bytes (``(source key, target
@@ -105,14 +105,14 @@ def plan(
     pads: Mapping[Hashable, tuple[int, int]],
     src: Any,
     grid: str = "rectilinear",
-) -> Plan | None:
+) -> CopyPlan | None:
     """The rectilinear write of ``padded`` (the padded dataset as stored), padded from
     ``inputs`` (the input dataset as stored, its dask chunks those it was read in) by
     ``pads`` per dimension; ``src`` is the input's zarr store (None for netCDF).
 
     With ``grid="regular"``, the same write on regular grids, or None where it does not
     fit them (:func:`fits_regular_grids`); SRC is listed only where it does."""
-    out = Plan()
+    out = CopyPlan()
     for name, var in padded.variables.items():
         if var.chunks is None or var.ndim == 0:
             continue  # written by xarray with the metadata
@@ -148,7 +148,7 @@ def plan(
     return out
 
 
-def fits_regular_grids(out: Plan, padded: Any) -> bool:
+def fits_regular_grids(out: CopyPlan, padded: Any) -> bool:
     """Make ``out`` a write on the regular grids the regular path stores ``padded`` on
     (each array's dask chunks there, the first along each axis xarray's zarr chunk): an
     array whose grid is that and whose input chunks are of that shape, unsharded, keeps
@@ -180,7 +180,7 @@ def fits_regular_grids(out: Plan, padded: Any) -> bool:
     return copies
 
 
-def _pairs(out: Plan, src: Any) -> None:
+def _pairs(out: CopyPlan, src: Any) -> None:
     """The objects ``out`` copies: those the input has (a chunk it never wrote stays
     unwritten), with their sizes."""
     for name, doc in out.sources.items():
@@ -202,7 +202,7 @@ def _pairs(out: Plan, src: Any) -> None:
         out.nbytes += sum(present[a] or 0 for a, _ in found)
 
 
-def write_metadata(ds: Any, store: Any, the_plan: Plan, **kwargs: Any) -> None:
+def write_metadata(ds: Any, store: Any, the_plan: CopyPlan, **kwargs: Any) -> None:
     """xarray writes the metadata of ``ds`` (and its in-memory variables) into ``store``;
     then each planned array's grid is made rectilinear (or the plan's regular one), and an
     array whose chunks are copied takes the codecs, fill value and data type reading the
@@ -293,7 +293,7 @@ def write_chunk(
 def write(
     ds: Any,
     store: Any,
-    the_plan: Plan,
+    the_plan: CopyPlan,
     copier: Copier | None,
     compute: Callable[[list[Any]], None],
     progress: Callable[[int], None] | None = None,

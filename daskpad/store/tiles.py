@@ -28,9 +28,7 @@ from typing import Any
 
 from daskpad._compat.libraries import rectilinear_grids
 from daskpad.core.regrid import regrid
-from daskpad.store.commit import written_whole
-from daskpad.store.consolidation import consolidate
-from daskpad.store.own_grids import (
+from daskpad.store.block_grids import (
     asks_rectilinear,
     block_writes,
     encoded_among,
@@ -38,10 +36,12 @@ from daskpad.store.own_grids import (
     grid_of,
     stored_encodings,
 )
-from daskpad.store.own_grids import write_metadata as write_own_metadata
+from daskpad.store.block_grids import write_metadata as write_own_metadata
+from daskpad.store.commit import written_whole
+from daskpad.store.consolidation import consolidate
 from daskpad.store.settle import TileProgress, compute_apart, settle_statistics, step
 from daskpad.store.stream import streamed_writes
-from daskpad.store.tiling import ArrayPlan, Plan, plan_array
+from daskpad.store.tiling import ArrayPlan, TilePlan, plan_array
 
 
 def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
@@ -94,7 +94,7 @@ def _write_metadata(
 def write_tiled(
     ds: Any,
     store: Any,
-    the_plan: Plan,
+    the_plan: TilePlan,
     progress: bool,
     consolidated: bool | None,
     compute: Callable[[list[Any]], None] | None = None,
@@ -181,7 +181,7 @@ def write_rectilinear(
     ds: Any, store: Any, progress: bool, consolidated: bool | None, **kwargs: Any
 ) -> None:
     """Write ``ds`` to the new zarr v3 ``store`` with each dask-backed variable on the
-    rectilinear grid of the blocks it was made of (:mod:`daskpad.store.own_grids`): xarray
+    rectilinear grid of the blocks it was made of (:mod:`daskpad.store.block_grids`): xarray
     writes the metadata and the in-memory variables (``kwargs`` go to its ``to_zarr``),
     then every block is computed once and written whole, by one task, in one computation
     (a variable xarray encodes, encoded block by block as its store says); metadata is
@@ -358,7 +358,7 @@ def _to_zarr_rectilinear(
     kwargs: dict[str, Any],
 ) -> Any:
     """:func:`to_zarr` on the rectilinear ``grid`` of ``x``'s own blocks
-    (:mod:`daskpad.store.own_grids`), each written whole by one task."""
+    (:mod:`daskpad.store.block_grids`), each written whole by one task."""
     import zarr
 
     options = kwargs.pop("storage_options", None)

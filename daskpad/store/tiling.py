@@ -249,7 +249,7 @@ def tiles(chunks: Chunks, shape: Sequence[int]) -> Iterator[tuple[slice, ...]]:
 
 
 @dataclass(frozen=True)
-class Plan:
+class TilePlan:
     """How the dask-backed variables are written: per group, its tile shape; per variable
     of one dimension or more, its source: the dask array of the blocks it was made of
     (:func:`daskpad.core.regrid.own_grid`), which a streamed write reads, each block once."""
@@ -280,7 +280,7 @@ class Plan:
                 yield g, dict(zip(g.dims, slices))
 
 
-def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
+def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> TilePlan:
     """Tiles for writing ``ds`` holding about ``budget`` bytes of input at once.
 
     A group of variables written as they are goes through streamed writes
@@ -304,7 +304,7 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Plan:
         else:
             shape = tile_shape(numblocks, [int(f) for f in faces], g.block_bytes, budget)
         out.append((g, shape))
-    return Plan(tuple(out), sources)
+    return TilePlan(tuple(out), sources)
 
 
 @dataclass(frozen=True)
@@ -314,7 +314,7 @@ class DatasetPlan:
     its tiles (:func:`plan`)."""
 
     ds: Any
-    tiling: Plan
+    tiling: TilePlan
 
 
 def plan_dataset(ds: Any, memory: int | str | None, regular: bool = True) -> DatasetPlan | None:

@@ -5,7 +5,7 @@ same data and says precisely how they differ; :func:`chained_numpy_pad` is numpy
 mode per axis, by definition. The padding functions here (``pad_with_*``) are user functions
 of every kind numpy accepts. The helpers need numpy and dask only
 (:mod:`daskpad.testing.reference`); the ``hypothesis`` strategies that draw inputs
-(:mod:`daskpad.testing.strategies`, also importable as :mod:`daskpad.strategies`) are
+(:mod:`daskpad.testing.hypothesis_strategies`, also importable as :mod:`daskpad.strategies`) are
 reachable here by name too where hypothesis is installed.
 
 Examples
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 if HYPOTHESIS:
-    from daskpad.testing.strategies import *  # noqa: F403  (STRATEGIES: their __all__)
+    from daskpad.testing.hypothesis_strategies import *  # noqa: F403  (STRATEGIES: their __all__)
 
     __all__ += STRATEGIES
 else:  # the helpers work without it; the strategies say what they need

@@ -1,8 +1,8 @@
 """``hypothesis`` strategies for the arrays padding tests draw: dtypes, shapes with axes of
 length 0 and 1, irregular chunkings (a last chunk of one element, edge chunks narrower
 than the pad), data of every dtype, and widths in every form numpy takes, far wider than
-the axis too, within budgets that keep a drawn case fast. :mod:`daskpad.testing.strategies`
-draws whole cases from them."""
+the axis too, within budgets that keep a drawn case fast.
+:mod:`daskpad.testing.hypothesis_strategies` draws whole cases from them."""
 
 from __future__ import annotations
 

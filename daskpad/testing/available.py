@@ -3,8 +3,8 @@ says of one where hypothesis is not installed."""
 
 from __future__ import annotations
 
-#: the names of :mod:`daskpad.testing.strategies` reachable here (its ``__all__``: a test
-#: keeps the two equal)
+#: the names of :mod:`daskpad.testing.hypothesis_strategies` reachable here (its
+#: ``__all__``: a test keeps the two equal)
 STRATEGIES = [
     "CALLABLES",
     "PadCase",

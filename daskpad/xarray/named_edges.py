@@ -18,7 +18,7 @@ from typing import Any
 from daskpad.core.boundaries import translate
 from daskpad.core.keywords import modes_taking, takes
 from daskpad.core.registry import MODES
-from daskpad.xarray.labelled import check_dims, modes_by_dim
+from daskpad.xarray.dim_args import check_dims, modes_by_dim
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dask.base import is_dask_collection
 from daskpad.api.overlap import map_overlap as overlap_by_axis
 from daskpad.api.shapes import widths_for as widths_by_axis
 from daskpad.core.keywords import keyword_names
-from daskpad.xarray.labelled import check_dims, normalize_widths
+from daskpad.xarray.dim_args import check_dims, normalize_widths
 from daskpad.xarray.named_edges import NamedEdges
 from daskpad.xarray.padding import ModeArg, T_Xarray, pad2_keywords, pad_normalized
 

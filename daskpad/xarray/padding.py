@@ -14,7 +14,7 @@ from xarray.indexes import Index, PandasIndex, PandasMultiIndex
 from daskpad.core.keywords import KEYWORDS, keyword_misfits, keyword_names
 from daskpad.core.registry import check_kwargs
 from daskpad.xarray.coords import COORDS_POLICIES, CoordsPolicy, cannot_extend, extend_labels
-from daskpad.xarray.labelled import check_mode, modes_by_dim, normalize_widths
+from daskpad.xarray.dim_args import check_mode, modes_by_dim, normalize_widths
 from daskpad.xarray.variables import THIS_ARRAY, Options, fitting_encoding, guard
 
 T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
@@ -319,7 +319,7 @@ def pad_normalized(
     in ``asked`` (``why`` says how to add one). ``keywords``: the modes' (of the keyword
     table), None for one not given. ``check_computed=False`` leaves out the checks in the
     graph of the values the pads compute against each variable's encoding, for a caller
-    that encodes those pads itself, with the same check (:mod:`daskpad.xarray.stored`)."""
+    that encodes those pads itself, with the same check (:mod:`daskpad.xarray.store_numbers`)."""
     if coords not in COORDS_POLICIES:
         raise ValueError(f"coords must be one of {COORDS_POLICIES}, got {coords!r}")
     modes, default_mode = modes_by_dim(mode, asked, obj.sizes, why)

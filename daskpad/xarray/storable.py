@@ -29,7 +29,8 @@ from dask.base import tokenize
 from xarray.conventions import decode_cf_variable, encode_cf_variable
 
 from daskpad._compat.forms import per_graph_mode
-from daskpad._compat.graphs import picked_array, repicked_through
+from daskpad._compat.graphs import picked_array
+from daskpad._compat.repicks import repicked_through
 from daskpad.core.regrid import regrid
 
 #: the encoding keys that describe the numbers stored, which encoding a padded value needs
@@ -97,7 +98,7 @@ def _picked_checks(
 ) -> da.Array:
     """With classic graphs: ``data`` picked again, its blocks in a region from a check of
     them (the checks of other blocks are culled), the others as ``data`` picked them
-    (:func:`daskpad._compat.graphs.repicked_through`; where ``data`` is no picked array, one
+    (:func:`daskpad._compat.repicks.repicked_through`; where ``data`` is no picked array, one
     picked layer over it, an alias per block as ``concatenate`` makes)."""
     bounds = [np.cumsum((0, *c)) for c in data.chunks]
     in_pads: set[tuple[int, ...]] = set()

@@ -17,7 +17,7 @@ from daskpad.api.pad import in_output_chunks, pad
 from daskpad.core.keywords import KEYWORDS, keyword_names
 from daskpad.core.registry import MODES, copies_values, numpy_pad, values_in_pads
 from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING
-from daskpad.xarray.labelled import Pair, choice_by_dim, per_dim
+from daskpad.xarray.dim_args import Pair, choice_by_dim, per_dim
 from daskpad.xarray.storable import (
     Region,
     check_values,

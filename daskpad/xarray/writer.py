@@ -7,8 +7,8 @@ from typing import Any
 
 import xarray as xr
 
+from daskpad.store.block_grids import asks_rectilinear
 from daskpad.store.commit import written_whole
-from daskpad.store.own_grids import asks_rectilinear
 from daskpad.store.tiles import write_rectilinear, write_tiled
 from daskpad.store.tiling import plan_dataset
 

@@ -317,7 +317,7 @@ def test_a_signal_whose_exception_python_drops_during_the_write_stops_the_commit
 def test_ctrl_c_while_src_opens_leaves_no_coroutine_warning(tmp_path, monkeypatch, capsys):
     """Ctrl-C while zarr opens SRC cuts short a coroutine it had created but not yet
     awaited; freeing it warns. The command still says its one line and nothing else."""
-    import daskpad.cli.opened
+    import daskpad.cli.source
     from daskpad.cli import main
 
     src, dst, old = _stores(tmp_path)
@@ -329,7 +329,7 @@ def test_ctrl_c_while_src_opens_leaves_no_coroutine_warning(tmp_path, monkeypatc
         pending = open_consolidated()  # noqa: F841  (never awaited: Ctrl-C came first)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(daskpad.cli.opened, "open_source", interrupted)
+    monkeypatch.setattr(daskpad.cli.source, "open_source", interrupted)
     argv = ["pad", src, dst, "--width", "lat=1", "--overwrite", "--no-progress"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -45,7 +45,7 @@ from hypothesis import strategies as st
 
 from daskpad.store import copying, rectilinear
 from daskpad.store.copying import Copier
-from daskpad.store.grids import layout, outside, pieces
+from daskpad.store.rectilinear_grid import layout, outside, pieces
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")

@@ -27,7 +27,7 @@ from helpers.stores import (
 )
 
 from daskpad.store import copying, rectilinear
-from daskpad.store.grids import layout
+from daskpad.store.rectilinear_grid import layout
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")

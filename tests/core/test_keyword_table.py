@@ -159,7 +159,7 @@ def test_the_command_has_its_option(scaled_edge_module, tmp_path):
 
 
 def test_the_strategies_draw_it(scaled_edge_module):
-    from daskpad.testing.strategies import mode_kwargs, per_axis_kwargs
+    from daskpad.testing.hypothesis_strategies import mode_kwargs, per_axis_kwargs
 
     shape = (3, 4)
     drawn = hypothesis.find(

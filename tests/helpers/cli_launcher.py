@@ -63,7 +63,7 @@ def _planned_with_hook(plan: Any, action: str) -> Any:
 
 def _hooked_command() -> Any:
     import daskpad.cli
-    import daskpad.cli.pad as pad  # (where daskpad pad finds prepare_for_zarr and plan_tiles)
+    import daskpad.cli.pad_run as pad  # (where daskpad pad finds prepare_for_zarr and plan_tiles)
 
     action = os.environ.get(HOOK_ENV)
     if action:

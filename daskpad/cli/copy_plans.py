@@ -21,11 +21,11 @@ from daskpad._compat.libraries import (
 from daskpad.cli.cluster import Cluster
 from daskpad.cli.errors import CliError
 from daskpad.cli.io import ARRAY_VARIABLE, fmt_bytes, zarr_format_of
-from daskpad.cli.opened import PaddedSource
 from daskpad.cli.request import Request
+from daskpad.cli.source import PaddedSource
 from daskpad.store.copying import Copier
 from daskpad.store.locations import Location
-from daskpad.store.rectilinear import Plan, RectilinearUnsupported, check_support, plan, write
+from daskpad.store.rectilinear import CopyPlan, RectilinearUnsupported, check_support, plan, write
 from daskpad.store.sources import ShardsMisfit
 
 
@@ -75,7 +75,7 @@ def source_store(src: Location, kind: str) -> Any:
     return src.zarr_store(read_only=True)
 
 
-def plan_for(request: Request, opened: PaddedSource, fmt: int) -> tuple[Plan, Any] | None:
+def plan_for(request: Request, opened: PaddedSource, fmt: int) -> tuple[CopyPlan, Any] | None:
     """The write of ``opened.padded`` that copies SRC's chunks as bytes, and SRC's store: on
     rectilinear grids where ``request`` asks for them, else on the regular grids the regular
     path writes where those keep SRC's chunks whole (SRC and DST zarr v3, a dataset);
@@ -102,7 +102,7 @@ def plan_for(request: Request, opened: PaddedSource, fmt: int) -> tuple[Plan, An
     return None if the_plan is None else (the_plan, store)
 
 
-def plan_summary(the_plan: Plan) -> str:
+def plan_summary(the_plan: CopyPlan) -> str:
     """Per array, the chunks copied as bytes and those computed (and why every chunk is,
     or what the copied objects are, where that needs saying)."""
     grid = " of DST's regular grid" if the_plan.grid == "regular" else ""
@@ -125,7 +125,7 @@ def plan_summary(the_plan: Plan) -> str:
 def write_into(
     ds: Any,
     store: Any,
-    the_plan: Plan,
+    the_plan: CopyPlan,
     src_store: Any,
     client: Any,
     compute: Callable[[list[Any]], None],

@@ -20,13 +20,13 @@ from daskpad.cli.io import (
 from daskpad.cli.request import Request
 from daskpad.store.commit import local_threads
 from daskpad.store.locations import Location
-from daskpad.xarray.stored import StoredPads, pad_stored
+from daskpad.xarray.store_numbers import StoredPads, pad_stored
 
 
 @dataclass(frozen=True)
 class PaddedSource:
     """SRC opened and padded, the datasets as stored
-    (:func:`daskpad.xarray.stored.pad_stored`)."""
+    (:func:`daskpad.xarray.store_numbers.pad_stored`)."""
 
     #: where SRC is
     src: Location

@@ -1,6 +1,6 @@
 """``daskpad pad SRC DST --width DIM=N ... --mode MODE``: SRC opened lazily with its own
 chunks, its decoded values padded as :func:`daskpad.xarray.pad2` pads them and encoded back
-(:func:`daskpad.xarray.stored.pad_stored`), written as zarr DST with regular chunks (or on
+(:func:`daskpad.xarray.store_numbers.pad_stored`), written as zarr DST with regular chunks (or on
 rectilinear grids), so that DST opens only once complete."""
 
 from __future__ import annotations
@@ -11,8 +11,13 @@ import time
 
 from daskpad.cli.budget import UNBOUNDED
 from daskpad.cli.cluster import cluster_for_run
+from daskpad.cli.copy_plans import (
+    check_request,
+    plan_for,
+    plan_summary,
+    workers_reading_rectilinear,
+)
 from daskpad.cli.errors import CliError
-from daskpad.cli.grids import check_request, plan_for, plan_summary, workers_reading_rectilinear
 from daskpad.cli.info import show
 from daskpad.cli.io import (
     check_destination,
@@ -23,8 +28,8 @@ from daskpad.cli.io import (
     prepare_for_zarr,
     zarr_format_of,
 )
-from daskpad.cli.opened import PaddedSource, open_and_pad
 from daskpad.cli.request import Request, Run
+from daskpad.cli.source import PaddedSource, open_and_pad
 from daskpad.cli.write import write
 from daskpad.store.commit import leftovers
 from daskpad.store.locations import Location

@@ -23,7 +23,6 @@ import numpy as np
 
 from daskpad._compat.libraries import rectilinear_grid, zarr_encoded
 from daskpad.core.regrid import own_grid
-from daskpad.store.grids import Layout
 from daskpad.store.rectilinear import (
     check_support,
     chunk_writes,
@@ -31,6 +30,7 @@ from daskpad.store.rectilinear import (
     rewrite_documents,
     write_chunk,
 )
+from daskpad.store.rectilinear_grid import Layout
 from daskpad.store.tiling import needs_encoding, storable
 
 Chunks = tuple[tuple[int, ...], ...]

@@ -39,7 +39,7 @@ from daskpad.core.keywords import KEYWORDS, keyword_names
 from daskpad.core.registry import copies_values
 from daskpad.core.regrid import regrid
 from daskpad.xarray.coords import CoordsPolicy
-from daskpad.xarray.labelled import choice_by_dim, modes_by_dim, normalize_widths
+from daskpad.xarray.dim_args import choice_by_dim, modes_by_dim, normalize_widths
 from daskpad.xarray.padding import pad_normalized
 from daskpad.xarray.storable import assemble, encode, stored_dtype, value_encoding
 from daskpad.xarray.variables import THIS_ARRAY
