@@ -15,7 +15,7 @@ from daskpad.core.keywords import KEYWORDS, keyword_misfits, keyword_names
 from daskpad.core.registry import check_kwargs
 from daskpad.xarray.coords import COORDS_POLICIES, CoordsPolicy, cannot_extend, extend_labels
 from daskpad.xarray.dim_args import check_mode, modes_by_dim, normalize_widths
-from daskpad.xarray.variables import THIS_ARRAY, Options, fitting_encoding, guard
+from daskpad.xarray.variables import THIS_ARRAY, Options, fitting_encoding, guard, held_values
 
 T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
 #: one mode, or a mode per dimension name
@@ -415,8 +415,9 @@ def _pad_dataset(
             before, after = widths[dim]
             labels = extend_labels(np.asarray(var.values), before, after, name, dim)
             encoding = fitting_encoding(var.encoding, labels.dtype != var.dtype)
-            if labels.dtype.kind in "iufmM":  # (the new labels, in the encoding kept)
-                labels = guard(labels, name, encoding, [], [(0, (before, after), var.size)])
+            values = held_values(encoding, labels.dtype)
+            if values is not None and labels.dtype.kind in "iufmM":  # (the new labels)
+                labels = guard(labels, name, values, [], [(0, (before, after), var.size)])
             new = xr.Variable(
                 (dim,), labels, attrs=var.attrs if keep_attrs else None, encoding=encoding
             )

@@ -69,21 +69,26 @@ def fitting_encoding(encoding: Mapping[Any, Any], dtype_changed: bool) -> dict[A
     return {k: v for k, v in encoding.items() if k not in drop}
 
 
+def held_values(encoding: Mapping[Any, Any], dtype: np.dtype) -> dict[str, Any] | None:
+    """What of ``encoding`` (the one a padded variable of ``dtype`` keeps) can refuse one
+    of its values (:func:`daskpad.xarray.storable.value_encoding`), or None where it
+    stores any value of ``dtype`` as it is."""
+    values = value_encoding(encoding, dtype)
+    return values if constrains(values, dtype) else None
+
+
 def guard(
     data: Any,
     name: Hashable,
-    encoding: Mapping[Any, Any],
+    values: Mapping[str, Any],
     fills: list[Any],
     regions: list[Region],
 ) -> Any:
-    """``data``, a variable's padded values (decoded) that a writer will store with
-    ``encoding`` (the one it keeps), refusing what the encoding cannot store: the
-    ``fills`` (constants, ramp ends) at once, and the computed pad ``regions`` as they
-    are computed (:mod:`daskpad.xarray.storable`). ``name``: the variable (None: the
-    array)."""
-    values = value_encoding(encoding, data.dtype)
-    if not constrains(values, data.dtype):
-        return data
+    """``data``, a variable's padded values (decoded) that a writer will store with the
+    encoding it keeps (``values``: :func:`held_values`), refusing what that encoding
+    cannot store: the ``fills`` (constants, ramp ends) at once, and the computed pad
+    ``regions`` as they are computed (:mod:`daskpad.xarray.storable`). ``name``: the
+    variable (None: the array)."""
     if fills and data.dtype.kind in "iufcmM":
         if data.dtype.kind in "mM":
             probes = np.array([time_value(v, data.dtype, name) for v in fills], data.dtype)
@@ -268,20 +273,16 @@ class Options:
         if not any(s.default_fill for s in steps):
             promoted, fill = var.dtype, 0
         encoding = fitting_encoding(var.encoding, promoted != var.dtype)
+        values = held_values(encoding, promoted)
         padded = [k for k, c in enumerate(in_call) if c and axis_widths[k] != (0, 0)]
         # the pads that compute values the kept encoding may not hold, checked in the
         # graph: laid out in chunks of their own first, then in the chunks asked for
         regions = [
             (k, axis_widths[k], var.shape[k])
             for k in padded
-            if self.check_computed and _computes(steps[k])
+            if values is not None and self.check_computed and _computes(steps[k])
         ]
-        lazy = isinstance(var.data, da.Array)
-        own_chunks = (
-            None
-            if regions and lazy and constrains(value_encoding(encoding, promoted), promoted)
-            else chunks
-        )
+        own_chunks = None if regions and isinstance(var.data, da.Array) else chunks
         broadcast = self.broadcast(name)
         try:
             if _uniform(steps, in_call):  # one mode: one numpy.pad call
@@ -309,12 +310,13 @@ class Options:
                 "constant_values, as in numpy.pad and xarray's pad (leave it out for "
                 "xarray's missing value, which promotes)"
             ) from e
-        fills = []
-        for k in padded:
-            step = steps[k]
-            fills += [fill] if step.default_fill else values_in_pads(step.mode, step.kwargs)
-        shown = self.array_name if name == THIS_ARRAY else name
-        new = guard(new, shown, encoding, fills, regions)
+        if values is not None:
+            fills = []
+            for k in padded:
+                step = steps[k]
+                fills += [fill] if step.default_fill else values_in_pads(step.mode, step.kwargs)
+            shown = self.array_name if name == THIS_ARRAY else name
+            new = guard(new, shown, values, fills, regions)
         if own_chunks is not chunks:
             new = in_output_chunks(new, var.data.chunks, axis_widths, chunks)
         attrs = var.attrs if keep_attrs else None
