@@ -4,7 +4,9 @@ others."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Mapping
+import itertools
+import operator
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -44,15 +46,34 @@ def repicked_through(
     }
     keys = {i: (through, *i) for i in indices}
     pick = _Pick(name, p.grid, _Overridden(p.source, keys), p.shifted)
-    # (x's own layer is left out: the new one picks what it picked)
+    # (x's own layer is left out: the new one picks what it picked); each layer declares
+    # the layers its tasks read, as dask's HighLevelGraph.validate asks
     below = set(graph.dependencies[x.name])
     layers = {n: v for n, v in graph.layers.items() if n != x.name}
     dependencies = {n: set(d) for n, d in graph.dependencies.items() if n != x.name}
+    others: Iterable[tuple[int, ...]] = itertools.product(*map(range, p.grid))
+    picked = {through}
+    if p.shifted is not None:
+        others = p.shifted.outside(p.grid)
+        if all(map(operator.lt, p.shifted.first, p.shifted.stop)):
+            picked.add(p.shifted.name)
+    picked |= _layers_of((p.source(i) for i in others if i not in keys), below)
     new = HighLevelGraph(
         {**layers, through: MaterializedLayer(tasks), name: _PickedLayer(pick)},
-        {**dependencies, through: below, name: below | {through}},
+        {
+            **dependencies,
+            through: _layers_of((p.source(i) for i in indices), below),
+            name: picked,
+        },
     )
     return da.Array(new, name, x.chunks, meta=x._meta)
+
+
+def _layers_of(keys: Iterable[Hashable], layers: set[str]) -> set[str]:
+    """The layers among ``layers`` that hold ``keys`` (an array's block key is named for
+    its layer); all of ``layers`` where a key is named otherwise."""
+    found = {str(key[0]) if isinstance(key, tuple) else str(key) for key in keys}
+    return found if found <= layers else set(layers)
 
 
 @dataclass(frozen=True)

@@ -272,3 +272,31 @@ def test_a_time_constant_says_why_it_cannot_be_stored(when, why):
     with pytest.raises(ValueError, match=why):
         v.pad2(t=1, constant_values=np.datetime64(when))
     assert v.pad2(t=1, constant_values=np.datetime64("NaT", "ns")).isnull()[0]
+
+
+@pytest.mark.parametrize("chunks", [None, "regular", "even", "merge", 4])
+@pytest.mark.parametrize(
+    ("mode", "kwargs"),
+    [
+        ("mean", {"stat_length": 2}),
+        ("linear_ramp", {"end_values": 280}),
+        ({"lat": "reflect", "lon": "median"}, {"reflect_type": "odd"}),
+    ],
+    ids=["mean", "linear_ramp", "per-dimension"],
+)
+def test_the_checked_graph_is_valid_and_in_the_chunks_asked_for(chunks, mode, kwargs):
+    """dask's own check of the declared layer dependencies, the chunks of the same pad
+    without an encoding, and numpy.pad's values."""
+    raw = np.arange(8 * 12, dtype="int16").reshape(8, 12) * 50
+    stored = xr.Dataset({"t2m": (("lat", "lon"), raw, PACKED)})
+    ds = xr.decode_cf(stored).chunk({"lat": 3, "lon": 5})
+    bare = ds.copy()
+    bare.t2m.encoding = {}
+    widths = {"lat": 2, "lon": (3, 7)}
+    got = ds.pad2(widths, mode=mode, chunks=chunks, **kwargs).t2m
+    if not QUERY_PLANNING:
+        got.data.__dask_graph__().validate()
+    assert got.chunks == bare.pad2(widths, mode=mode, chunks=chunks, **kwargs).t2m.chunks
+    want = xr.decode_cf(stored).pad2(widths, mode=mode, **kwargs).t2m.values
+    with dask.config.set(scheduler="sync"):
+        np.testing.assert_array_equal(got.compute().values, want)
