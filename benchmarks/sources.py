@@ -17,7 +17,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from daskpad.store.tiling import zarr_can_store
+from daskpad.store.planning.zarr_chunks import zarr_can_store
 
 
 def _positions(block: np.ndarray, block_info: Any = None) -> np.ndarray:

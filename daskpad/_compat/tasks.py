@@ -1,5 +1,5 @@
 """dask's task types, for the graph programs daskpad writes by hand (the streamed
-writer's, :mod:`daskpad.store.blockgraph`): ``Task``, ``Alias`` and ``TaskRef`` of dask's
+writer's, :mod:`daskpad.store.writing.blockgraph`): ``Task``, ``Alias`` and ``TaskRef`` of dask's
 task spec (``dask._task_spec``, dask 2024.12 and later), the parser of a task's arguments,
 the conversion of a graph of tuples, and ``Delayed``, the collection a graph program is
 computed as."""

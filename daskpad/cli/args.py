@@ -13,8 +13,8 @@ from typing import Any, NoReturn
 from daskpad.cli.errors import CliError
 from daskpad.core.keywords import KEYWORDS, Keyword
 from daskpad.core.registry import MODES
-from daskpad.store.locations import storage_options
-from daskpad.store.tiling import memory_budget
+from daskpad.store.places.locations import storage_options
+from daskpad.store.planning.budget import memory_budget
 from daskpad.xarray.coords import COORDS_POLICIES
 from daskpad.xarray.dim_args import other_name
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from daskpad.cli.errors import CliError
 from daskpad.cli.io import fmt_at_least, fmt_bytes, open_source
-from daskpad.store.locations import Location
-from daskpad.store.tiling import piece_limit, pieces
+from daskpad.store.places.locations import Location
+from daskpad.store.planning.budget import piece_limit, pieces
 
 #: a memory budget no write reaches: the write in one computation, not in tiles
 UNBOUNDED = 2**62
@@ -46,9 +46,9 @@ def open_in_pieces(
     threads: int,
 ) -> Any:
     """``ds`` with each variable whose blocks are over
-    :func:`daskpad.store.tiling.piece_limit` read in smaller blocks
-    (:func:`daskpad.store.tiling.pieces`, leading dimensions first) where SRC's format reads
-    part of a stored chunk alone (:func:`read_whole`): an unchunked netCDF variable is read,
+    :func:`daskpad.store.planning.budget.piece_limit` read in smaller blocks
+    (:func:`daskpad.store.planning.budget.pieces`, leading dimensions first) where SRC's format
+    reads part of a stored chunk alone (:func:`read_whole`): an unchunked netCDF variable is read,
     and written, in slabs of its leading dimensions. The sizes ``asked`` with ``--chunks``
     are kept. A block that cannot be read in pieces this way and holds more than ``budget``
     is refused (:class:`CliError`), naming the ``--memory`` and ``--chunks`` that work.

@@ -18,8 +18,8 @@ from daskpad._compat.schedulers import tasks_running
 from daskpad.cli.errors import CliError
 from daskpad.cli.request import Request
 from daskpad.cli.stops import held_while
-from daskpad.store.commit import own_threads
-from daskpad.store.settle import run_tag
+from daskpad.store.places.commit import own_threads
+from daskpad.store.writing.settle import run_tag
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Cluster:
 def stopping_first(cluster: Cluster | None) -> Iterator[None]:
     """The computation stops before the temporary store is removed. Local threads of the
     command's own (``cluster`` None): their running tasks are waited for
-    (:func:`daskpad.store.commit.own_threads`). A local cluster the command started
+    (:func:`daskpad.store.places.commit.own_threads`). A local cluster the command started
     (``--workers``): closed, its workers with it. An external cluster's tasks are cancelled
     with their futures (:func:`daskpad.cli.io.compute_with_progress`)."""
     if cluster is None:
@@ -63,7 +63,7 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
     their futures are cancelled, and the scheduler forgets them at once, but a task already
     running on a worker runs to its end, and a store task would write into the temporary
     store after its removal. The workers are asked, by the tag of this client's key names
-    (:func:`daskpad.store.settle.run_tag`)."""
+    (:func:`daskpad.store.writing.settle.run_tag`)."""
 
     tag = run_tag(client)
     deadline = time.monotonic() + bound

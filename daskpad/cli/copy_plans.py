@@ -23,10 +23,10 @@ from daskpad.cli.errors import CliError
 from daskpad.cli.io import ARRAY_VARIABLE, fmt_bytes, zarr_format_of
 from daskpad.cli.request import Request
 from daskpad.cli.source import PaddedSource
-from daskpad.store.copying import Copier
-from daskpad.store.locations import Location
+from daskpad.store.objects.copier import Copier
+from daskpad.store.objects.sources import ShardsMisfit
+from daskpad.store.places.locations import Location
 from daskpad.store.rectilinear import CopyPlan, RectilinearUnsupported, check_support, plan, write
-from daskpad.store.sources import ShardsMisfit
 
 
 def rectilinear_readable() -> contextlib.AbstractContextManager[Any]:

@@ -14,7 +14,7 @@ from daskpad.cli.errors import CliError
 from daskpad.cli.io import describe, open_source
 from daskpad.cli.pad_run import pad
 from daskpad.cli.request import Run, request_from
-from daskpad.store.locations import locate
+from daskpad.store.places.locations import locate
 
 
 def _demo_dataset() -> Any:

@@ -21,9 +21,9 @@ from dask.utils import format_bytes
 
 from daskpad.cli.encoding import variable_lines
 from daskpad.cli.errors import CliError
-from daskpad.store.locations import ZARR_MARKERS, Location, StoreError, locate
-from daskpad.store.settle import fresh_keys
-from daskpad.store.tiling import zarr_can_store
+from daskpad.store.places.locations import ZARR_MARKERS, Location, StoreError, locate
+from daskpad.store.planning.zarr_chunks import zarr_can_store
+from daskpad.store.writing.settle import fresh_keys
 from daskpad.xarray.coords import LAYOUT_ENCODING
 
 # netCDF-3 ("CDF\x01", "CDF\x02", "CDF\x05") and netCDF-4/HDF5 signatures.
@@ -36,7 +36,7 @@ _CODEC_KEYS = ("compressor", "compressors", "filters", "serializer", "fill_value
 # Locations: what SRC is, whether DST may be written
 # --------------------------------------------------------------------------------------
 def locate_or_explain(text: str, options: Mapping[str, Any], what: str) -> Location:
-    """:func:`daskpad.store.locations.locate`, its refusals as :class:`CliError`."""
+    """:func:`daskpad.store.places.locations.locate`, its refusals as :class:`CliError`."""
     try:
         return locate(text, options, what)
     except StoreError as e:

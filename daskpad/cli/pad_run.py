@@ -31,9 +31,9 @@ from daskpad.cli.io import (
 from daskpad.cli.request import Request, Run
 from daskpad.cli.source import PaddedSource, open_and_pad
 from daskpad.cli.write import write
-from daskpad.store.commit import leftovers
-from daskpad.store.locations import Location
-from daskpad.store.tiling import plan as plan_tiles
+from daskpad.store.places.commit import leftovers
+from daskpad.store.places.locations import Location
+from daskpad.store.planning.tiling import plan as plan_tiles
 
 
 def pad(run: Run) -> int:

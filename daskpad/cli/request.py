@@ -22,7 +22,7 @@ from daskpad.cli.errors import CliError
 from daskpad.cli.io import Modes, Widths, modes_of
 from daskpad.cli.stops import Arrivals
 from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of
-from daskpad.store.tiling import default_memory
+from daskpad.store.planning.budget import default_memory
 from daskpad.xarray.coords import CoordsPolicy
 
 

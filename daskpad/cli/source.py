@@ -18,8 +18,8 @@ from daskpad.cli.io import (
     source_kind,
 )
 from daskpad.cli.request import Request
-from daskpad.store.commit import local_threads
-from daskpad.store.locations import Location
+from daskpad.store.places.commit import local_threads
+from daskpad.store.places.locations import Location
 from daskpad.xarray.store_numbers import StoredPads, pad_stored
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from multiprocessing import resource_tracker
 from typing import Any, NoReturn, TypeVar
 
-from daskpad.store.signal_hold import holding_signals
+from daskpad.store.stops import holding_signals
 
 T = TypeVar("T")
 

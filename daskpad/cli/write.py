@@ -15,10 +15,10 @@ from daskpad.cli.errors import WriteFailed
 from daskpad.cli.io import ARRAY_VARIABLE, compute_with_progress
 from daskpad.cli.request import Run
 from daskpad.cli.stops import holding_signals
-from daskpad.store.commit import written_whole
-from daskpad.store.locations import Location
+from daskpad.store.places.commit import written_whole
+from daskpad.store.places.locations import Location
+from daskpad.store.planning.tiling import TilePlan
 from daskpad.store.tiles import to_zarr, write_tiled
-from daskpad.store.tiling import TilePlan
 
 
 def write(
@@ -32,7 +32,7 @@ def write(
     rect: Any = None,
 ) -> None:
     """Write ``ds`` so that DST opens only once complete; on any failure or interruption
-    what was written is removed (:func:`daskpad.store.commit.written_whole`), the
+    what was written is removed (:func:`daskpad.store.places.commit.written_whole`), the
     computation stopped first (:func:`daskpad.cli.cluster.stopping_first`). A signal in
     ``run.arrivals`` (one whose exception Python dropped) stops the run before its commit.
 

@@ -97,7 +97,7 @@ ALIGNS: Mapping[str, Callable[..., Any]] = MappingProxyType(_ALIGNS)
 PREPARES: Mapping[str, Callable[..., Any]] = MappingProxyType(_PREPARES)
 
 #: The mark of the layers a tiled store computes before its tiles (a statistic a pad
-#: repeats: :func:`daskpad.store.settle.settle_statistics`)
+#: repeats: :func:`daskpad.store.writing.settle.settle_statistics`)
 SETTLE_FIRST = "statistic"
 
 

@@ -62,8 +62,8 @@ _regridded = per_graph_mode(
 def own_grid(y: Any) -> Any:
     """The array ``y`` was regridded from (by :func:`regrid` or ``pad(..., chunks=)``),
     with the same values in the blocks it was made of; ``y`` itself for any other array.
-    A writer that stores blocks into another grid anyway (:mod:`daskpad.store.stream`) reads
-    these, each once, instead of the regridded blocks made of up to 2**ndim of them.
+    A writer that stores blocks into another grid anyway (:mod:`daskpad.store.writing.stream`)
+    reads these, each once, instead of the regridded blocks made of up to 2**ndim of them.
     Read from ``y``'s own graph (:func:`daskpad._compat.layouts.laid_out_from`)."""
     source = laid_out_from(y) if is_dask_collection(y) else None
     return y if source is None else own_grid(source)

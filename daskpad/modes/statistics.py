@@ -8,7 +8,7 @@ narrow stripes (:func:`narrow_face`). Where maximum, mean or minimum read the wh
 along several axes, each input block's partials for all of them are made in one task
 (:func:`share_partials`). The statistics are marked
 (:data:`daskpad.core.registry.SETTLE_FIRST`), so that a tiled store computes them first
-(:mod:`daskpad.store.settle`).
+(:mod:`daskpad.store.writing.settle`).
 """
 
 from __future__ import annotations
@@ -234,7 +234,8 @@ def build_stat(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> 
         after = before  # both sides read the whole axis
     else:
         after = _statistic(x, axis, n - length_after, n, stat) if ap.after else None
-    # marked, so that a tiled store finds them and computes them first (daskpad.store.settle)
+    # marked, so that a tiled store finds them and computes them first
+    # (daskpad.store.writing.settle)
     stats = [marked(s, SETTLE_FIRST) if s is not None else None for s in (before, after)]
 
     def make(side: int, chunks: tuple[int, ...], offset: int) -> da.Array:

@@ -10,8 +10,8 @@ array of no dimensions or with an axis of length 0 (:func:`grid_of` is None): su
 stays on the regular grid.
 
 A variable that xarray encodes (CF encoding left to apply, times, strings:
-:func:`daskpad.store.tiling.needs_encoding`) is encoded block by block with the encoding
-xarray wrote into its store (:func:`stored_encodings`), as xarray's region writes encode.
+:func:`daskpad.store.planning.zarr_chunks.needs_encoding`) is encoded block by block with the
+encoding xarray wrote into its store (:func:`stored_encodings`), as xarray's region writes encode.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import numpy as np
 
 from daskpad._compat.libraries import rectilinear_grid, zarr_encoded
 from daskpad.core.regrid import own_grid
+from daskpad.store.planning.rectilinear_grid import Layout
+from daskpad.store.planning.zarr_chunks import needs_encoding, storable
 from daskpad.store.rectilinear import (
     check_support,
     chunk_writes,
@@ -30,8 +32,6 @@ from daskpad.store.rectilinear import (
     rewrite_documents,
     write_chunk,
 )
-from daskpad.store.rectilinear_grid import Layout
-from daskpad.store.tiling import needs_encoding, storable
 
 Chunks = tuple[tuple[int, ...], ...]
 
@@ -149,7 +149,7 @@ def write_metadata(ds: Any, store: Any, **kwargs: Any) -> dict[Hashable, Chunks]
 
 def encoded_among(ds: Any, names: Iterable[Hashable]) -> list[Hashable]:
     """Those of the variables ``names`` of ``ds`` that xarray encodes as it stores them
-    (:func:`daskpad.store.tiling.needs_encoding`)."""
+    (:func:`daskpad.store.planning.zarr_chunks.needs_encoding`)."""
     return [n for n in names if needs_encoding(ds.variables[n])]
 
 

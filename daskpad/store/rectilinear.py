@@ -2,12 +2,12 @@
 copied as stored bytes, only the pads (and the input's partial last chunks) computed; and
 the same on zarr's regular grid, where that grid keeps the input's chunks whole.
 
-Each padded array's grid is :func:`daskpad.store.rectilinear_grid.layout`'s: along every
+Each padded array's grid is :func:`daskpad.store.planning.rectilinear_grid.layout`'s: along every
 axis the pad before, the input's chunks, the pad after, so that each whole input chunk is an output
 chunk under a shifted index. Where a zarr v3 document reads the input's chunk objects as
 stored (a zarr v3 array, its shards where sharded, or a zarr v2 array under zarr v3 keys:
-:mod:`daskpad.store.sources`) and the padding keeps its dtype, those objects are copied
-(:mod:`daskpad.store.copying`), while the pads are computed; arrays that are not padded
+:mod:`daskpad.store.objects.sources`) and the padding keeps its dtype, those objects are copied
+(:mod:`daskpad.store.objects.copier`), while the pads are computed; arrays that are not padded
 are copied whole, their grid unchanged. Every other chunk (pads, partial chunks, arrays
 of a netCDF input or that no v3 codec reads as stored, arrays whose dtype the padding
 changed) is computed from the padded dask array, one task per chunk, each chunk written
@@ -20,11 +20,11 @@ its chunk keys zarr v3's default encoding, so that the copied bytes read as they
 zarr reads rectilinear grids only with its flag ``array.rectilinear_chunks`` on
 (zarr-python 3.2 or newer): daskpad turns it on while it writes, and readers need it too.
 
-Where every array's grid is regular (:attr:`daskpad.store.rectilinear_grid.Layout.regular`: each
-before-pad a whole number of the input's chunks, no pad after a partial last chunk) and is
-the grid the regular path stores the padded dask array on, the plan's grid is
-``"regular"``: the same copies and computed chunks, declared on zarr's regular grid, which
-needs no flag and any zarr-python 3.
+Where every array's grid is regular
+(:attr:`daskpad.store.planning.rectilinear_grid.Layout.regular`: each before-pad a whole number of
+the input's chunks, no pad after a partial last chunk) and is the grid the regular path stores the
+padded dask array on, the plan's grid is ``"regular"``: the same copies and computed chunks,
+declared on zarr's regular grid, which needs no flag and any zarr-python 3.
 """
 
 from __future__ import annotations
@@ -48,10 +48,8 @@ from daskpad._compat.libraries import (
     regular_grid,
 )
 from daskpad.core.regrid import regrid
-from daskpad.store.consolidation import consolidate
-from daskpad.store.copying import Copier, copying_in_background, stored_sizes
-from daskpad.store.rectilinear_grid import Layout, layout
-from daskpad.store.sources import (
+from daskpad.store.objects.copier import Copier, copying_in_background, stored_sizes
+from daskpad.store.objects.sources import (
     ShardsMisfit,
     copied_note,
     inner_chunks,
@@ -61,7 +59,9 @@ from daskpad.store.sources import (
     target_document,
     why_computed,
 )
-from daskpad.store.sources import key as _key
+from daskpad.store.objects.sources import key as _key
+from daskpad.store.planning.rectilinear_grid import Layout, layout
+from daskpad.store.writing.consolidation import consolidate
 
 
 class RectilinearUnsupported(ValueError):

@@ -2,23 +2,23 @@
 holds stays bounded.
 
 Every dask-backed variable zarr takes as it is goes through streamed writes
-(:mod:`daskpad.store.stream`): each block the variable was made of (its source in the plan:
+(:mod:`daskpad.store.writing.stream`): each block the variable was made of (its source in the plan:
 for a padded array in regular chunks, the input's blocks and the pad's) is computed once and
 written into the zarr chunks it overlaps, each chunk whole, once. Such a write holds a few
 blocks per thread and the thin edges blocks hand on, so most datasets are written in one
-computation; above the memory budget (:func:`daskpad.store.tiling.plan`) they are written
+computation; above the memory budget (:func:`daskpad.store.planning.tiling.plan`) they are written
 one tile of zarr chunks at a time, each tile its own computation, and the input blocks along
 tile edges are read by both tiles. A variable xarray encodes (CF attributes, strings, times)
 goes through xarray's region writes of its regular blocks instead, each assembled from the
 blocks it overlaps, and a tile holds what it reads. The statistics a pad repeats are
-computed before the tiles (:func:`daskpad.store.settle.settle_statistics`), so a statistic
+computed before the tiles (:func:`daskpad.store.writing.settle.settle_statistics`), so a statistic
 of the whole axis is read once, not by every tile at an edge. On a distributed cluster every
-computation has keys of its own (:func:`daskpad.store.settle.fresh_keys`).
+computation has keys of its own (:func:`daskpad.store.writing.settle.fresh_keys`).
 
 Nothing here pads or plans: :func:`write_tiled` writes a padded dataset as its plan
-(:func:`daskpad.store.tiling.plan`) says, for the command and for
+(:func:`daskpad.store.planning.tiling.plan`) says, for the command and for
 :func:`daskpad.xarray.to_zarr`; :func:`to_zarr` (public as ``daskpad.to_zarr``) plans one
-dask array (:func:`daskpad.store.tiling.plan_array`) and writes it the same way.
+dask array (:func:`daskpad.store.planning.tiling.plan_array`) and writes it the same way.
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ from daskpad.store.block_grids import (
     stored_encodings,
 )
 from daskpad.store.block_grids import write_metadata as write_own_metadata
-from daskpad.store.commit import written_whole
-from daskpad.store.consolidation import consolidate
-from daskpad.store.settle import TileProgress, compute_apart, settle_statistics, step
-from daskpad.store.stream import streamed_writes
-from daskpad.store.tiling import ArrayPlan, TilePlan, plan_array
+from daskpad.store.places.commit import written_whole
+from daskpad.store.planning.tiling import ArrayPlan, TilePlan, plan_array
+from daskpad.store.writing.consolidation import consolidate
+from daskpad.store.writing.settle import TileProgress, compute_apart, settle_statistics, step
+from daskpad.store.writing.stream import streamed_writes
 
 
 def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
@@ -49,10 +49,11 @@ def store_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
     computation: a tile's input is released before the next tile starts.
 
     It runs on the default scheduler, a distributed client's cluster when there is one.
-    There each tile's tasks get keys of their own (:func:`daskpad.store.settle.fresh_keys`):
-    neighbouring tiles read the same input blocks, and a graph that names keys the
-    scheduler is still releasing from the previous tile can fail in distributed's scheduler
-    (a KeyError for an input key, distributed 2026.8; dask/dask#9888).
+    There each tile's tasks get keys of their own
+    (:func:`daskpad.store.writing.settle.fresh_keys`): neighbouring tiles read the same input
+    blocks, and a graph that names keys the scheduler is still releasing from the previous tile can
+    fail in distributed's scheduler (a KeyError for an input key, distributed 2026.8;
+    dask/dask#9888).
     """
     bar = TileProgress(ntiles) if progress else None
     for writes in jobs:
@@ -67,7 +68,7 @@ def write_region(source: Any, target: Any, region: tuple[slice, ...]) -> list[An
     ``source`` is the array of the blocks a variable was made of (its plan's: for a padded
     array in regular chunks, the input's blocks and the pad's), each computed once and
     written into the zarr chunks it overlaps, each chunk whole by one task
-    (:mod:`daskpad.store.stream`); ``region`` is on the target's chunk bounds. None for an
+    (:mod:`daskpad.store.writing.stream`); ``region`` is on the target's chunk bounds. None for an
     array without elements."""
     writes = streamed_writes(source, target, region)
     return [] if writes is None else [writes]
@@ -232,15 +233,15 @@ def to_zarr(
     meanwhile. Here each block ``x`` was made of (for a padded array, the input's blocks and
     the pad's) is computed once, by one task, and written into the zarr chunks it overlaps,
     each chunk whole, once, by the block with the largest part of it, the thin parts of the
-    others handed on (:mod:`daskpad.store.stream`). That holds a few blocks per thread and the
-    parts handed on; an array whose write would hold more than ``memory`` is written tile by
+    others handed on (:mod:`daskpad.store.writing.stream`). That holds a few blocks per thread and
+    the parts handed on; an array whose write would hold more than ``memory`` is written tile by
     tile, one computation per tile of zarr chunks, and the blocks along tile edges are
     computed by both tiles. The statistics a pad repeats (maximum, mean, median, minimum)
     are then computed first, axis after axis, so a statistic of the whole axis is read once
     per padded axis, not by every tile at an edge.
 
     It takes any dask array: zarr's chunks are ``x``'s where zarr can store them, else
-    those :func:`daskpad.store.tiling.storable_chunks` says. A local path is
+    those :func:`daskpad.store.planning.zarr_chunks.storable_chunks` says. A local path is
     written under a hidden temporary name and moved into place once complete: a failed or
     interrupted write leaves nothing that opens, and an existing store is replaced only with
     ``overwrite=True``. An object store (``s3://``, ``gs://``, ...) has no rename: the array

@@ -8,9 +8,9 @@ from typing import Any
 import xarray as xr
 
 from daskpad.store.block_grids import asks_rectilinear
-from daskpad.store.commit import written_whole
+from daskpad.store.places.commit import written_whole
+from daskpad.store.planning.tiling import plan_dataset
 from daskpad.store.tiles import write_rectilinear, write_tiled
-from daskpad.store.tiling import plan_dataset
 
 
 def to_zarr(
@@ -29,8 +29,8 @@ def to_zarr(
     variables in regular chunks (``pad2(..., chunks="regular")``) dask's ordering then
     holds rows of input blocks, more the more blocks a row has. Here each variable xarray
     stores as it is is written from the blocks it was made of, each computed once and each
-    zarr chunk written whole, once (:mod:`daskpad.store.stream`); a dataset whose write would
-    hold more than ``memory`` is written one tile of chunks per computation (the blocks
+    zarr chunk written whole, once (:mod:`daskpad.store.writing.stream`); a dataset whose write
+    would hold more than ``memory`` is written one tile of chunks per computation (the blocks
     along tile edges are then read twice); coordinates and in-memory variables are
     written first, with the metadata, which is consolidated at the end, zarr v3 included
     (unless ``consolidated=False``), so xarray opens the store with one read. Any chunks

@@ -1053,7 +1053,7 @@ def test_overwrite_replaces_what_its_help_says(tmp_path, cli_sources):
     from daskpad import cli
     from daskpad.cli.errors import CliError
     from daskpad.cli.io import check_destination
-    from daskpad.store.locations import locate
+    from daskpad.store.places.locations import locate
 
     pad = cli.build_parser()._subparsers._group_actions[0].choices["pad"]
     (overwrite,) = [a for a in pad._actions if "--overwrite" in a.option_strings]
@@ -1081,7 +1081,7 @@ def test_overwrite_replaces_what_its_help_says(tmp_path, cli_sources):
 
 
 def test_overwrite_says_what_it_did_when_the_old_copy_stays(tmp_path, monkeypatch):
-    from daskpad.store import commit as commit_protocol
+    from daskpad.store.places import commit as commit_protocol
 
     dst, tmp = tmp_path / "dst.zarr", tmp_path / ".new"
     write_store(dst, 3)

@@ -43,9 +43,10 @@ from helpers.stores import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from daskpad.store import copying, rectilinear
-from daskpad.store.copying import Copier
-from daskpad.store.rectilinear_grid import layout, outside, pieces
+from daskpad.store import rectilinear
+from daskpad.store.objects import copier as _copier
+from daskpad.store.objects.copier import Copier
+from daskpad.store.planning.rectilinear_grid import layout, outside, pieces
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
@@ -139,7 +140,7 @@ def test_copies_within_an_fsspec_store_from_any_thread():
     src.fs.sync_fs.pipe({f"{src.path}/t/c/0/0": b"ab", f"{src.path}/t/c/0/1": b"cde"})
     copier = Copier(src, dst)
     assert copier.how == "copies within the object store"
-    assert copying.stored_sizes(src, "t/") == {"t/c/0/0": 2, "t/c/0/1": 3}
+    assert _copier.stored_sizes(src, "t/") == {"t/c/0/0": 2, "t/c/0/1": 3}
     done: list[int] = []
     pairs = [("t/c/0/0", "t/c/1/1"), ("t/c/0/1", "t/c/1/2")]
     worker = threading.Thread(target=copier.copy, args=(pairs, threading.Event(), done.append))
@@ -442,7 +443,7 @@ def many_chunks(tmp_path_factory) -> Path:
 
 
 class SlowCopies:
-    """``daskpad.store.copying.copy_file`` made slow, each call recorded: its target, and
+    """``daskpad.store.objects.copier.copy_file`` made slow, each call recorded: its target, and
     in :attr:`late` where it started or ended (copied or failed) after :attr:`returned`
     was set; ``started`` is set on the first."""
 
@@ -481,8 +482,8 @@ def _stopped_cleanly(copies: SlowCopies, tmp_path: Path, pairs: int) -> None:
 @WRITES
 def test_a_failed_write_stops_the_copies(many_chunks, tmp_path, monkeypatch, capsys):
     src = shutil.copytree(many_chunks, tmp_path / "src.zarr")
-    copies = SlowCopies(copying.copy_file)
-    monkeypatch.setattr(copying, "copy_file", copies)
+    copies = SlowCopies(_copier.copy_file)
+    monkeypatch.setattr(_copier, "copy_file", copies)
 
     def failing(*args: Any, **kwargs: Any) -> Any:
         copies.started.wait(30)  # (fails while the copies are under way)
@@ -508,7 +509,7 @@ def test_ctrl_c_stops_the_copies(many_chunks, tmp_path, monkeypatch, capsys):
     # SIGINT in this process can stop an import midway, whose open file then warns
     importlib.import_module("dask.diagnostics.progress")
     src = shutil.copytree(many_chunks, tmp_path / "src.zarr")
-    copies = SlowCopies(copying.copy_file)
+    copies = SlowCopies(_copier.copy_file)
     count = itertools.count()  # (one thread draws each number: one signal)
 
     def interrupting(a: str, b: str) -> None:
@@ -517,7 +518,7 @@ def test_ctrl_c_stops_the_copies(many_chunks, tmp_path, monkeypatch, capsys):
             signal.pthread_kill(threading.get_ident(), signal.SIGINT)
         copies(a, b)
 
-    monkeypatch.setattr(copying, "copy_file", interrupting)
+    monkeypatch.setattr(_copier, "copy_file", interrupting)
     argv = ["pad", src, tmp_path / "dst.zarr", "--width", "lat=1", "--mode", "edge"]
     status = main([*map(str, argv), "--chunk-grid", "rectilinear", "--no-progress"])
     copies.returned.set()

@@ -27,7 +27,7 @@ from helpers.stores import (
     zarr_json,
 )
 
-from daskpad.store.rectilinear_grid import pieces
+from daskpad.store.planning.rectilinear_grid import pieces
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")

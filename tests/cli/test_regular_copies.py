@@ -26,8 +26,9 @@ from helpers.stores import (
     zarr_json,
 )
 
-from daskpad.store import copying, rectilinear
-from daskpad.store.rectilinear_grid import layout
+from daskpad.store import rectilinear
+from daskpad.store.objects import copier as _copier
+from daskpad.store.planning.rectilinear_grid import layout
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
@@ -160,13 +161,13 @@ def copies_plain(tmp_path_factory) -> Path:
 def _copies(monkeypatch) -> list[str]:
     """The targets of the file copies the command makes."""
     made: list[str] = []
-    copy = copying.copy_file
+    copy = _copier.copy_file
 
     def counted(a: str, b: str) -> None:
         made.append(b)
         copy(a, b)
 
-    monkeypatch.setattr(copying, "copy_file", counted)
+    monkeypatch.setattr(_copier, "copy_file", counted)
     return made
 
 
@@ -267,7 +268,7 @@ def test_a_sharded_input_is_computed_on_the_regular_grid(
     """The regular grid writes no shards: no bytes of a sharded input are copied, and the
     widths the rectilinear grid refuses are padded."""
     copied: list[str] = []
-    monkeypatch.setattr(copying, "copy_file", lambda a, b: copied.append(b))
+    monkeypatch.setattr(_copier, "copy_file", lambda a, b: copied.append(b))
     dst = tmp_path / "out.zarr"
     argv = ["pad", str(sharded), str(dst), "--width", width, "--mode", "edge", "--no-progress"]
     assert main(argv) == 0

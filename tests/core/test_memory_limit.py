@@ -11,7 +11,7 @@ import pytest
 from dask.utils import parse_bytes
 
 from daskpad.cli.io import fmt_bytes
-from daskpad.store.tiling import default_memory, memory_limit
+from daskpad.store.planning.budget import default_memory, memory_limit
 
 system = pytest.importorskip("distributed.system")
 

@@ -26,7 +26,13 @@ from helpers.cli_launcher import COMMAND, HOOK_ENV, hooked
 from helpers.markers import WRITES
 
 import daskpad
-from daskpad.store.locations import INCOMPLETE, METADATA_DOCS, HeldRoot, locate, storage_options
+from daskpad.store.places.locations import (
+    INCOMPLETE,
+    METADATA_DOCS,
+    HeldRoot,
+    locate,
+    storage_options,
+)
 
 zarr = pytest.importorskip("zarr")
 xr = pytest.importorskip("xarray")

@@ -1,5 +1,5 @@
-"""Streamed writes (:mod:`daskpad.store.stream`): a dask array stored in the chunks of another
-grid with each of its blocks computed once and each zarr chunk written whole, once, by one
+"""Streamed writes (:mod:`daskpad.store.writing.stream`): a dask array stored in the chunks of
+another grid with each of its blocks computed once and each zarr chunk written whole, once, by one
 task; the values equal numpy.pad's for any chunking, width and target grid."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import daskpad
 from daskpad._compat.graphs import query_planning
 from daskpad.core import regrid as regrid_module
 from daskpad.core.regrid import own_grid
-from daskpad.store import ownership as _ownership
-from daskpad.store import stream as _stream
+from daskpad.store.planning import ownership as _ownership
+from daskpad.store.writing import stream as _stream
 
 zarr = pytest.importorskip("zarr")
 
@@ -189,7 +189,7 @@ def test_what_a_step_computes_for_late_pads_is_taken_before_its_neighbours_run(t
     """A step's result holds the parts it hands on and what it computed for late pads
     (partial statistics): the latter are taken from it before any step waiting for it
     runs, so the parts handed on are not held until the late pads run."""
-    from daskpad.store.blockgraph import _inside_result
+    from daskpad.store.writing.blockgraph import _inside_result
 
     x = da.random.random((40, 40), chunks=8)
     y = own_grid(daskpad.pad(x, 6, "mean", chunks="regular"))
@@ -210,7 +210,7 @@ def test_what_a_step_computes_for_late_pads_is_taken_before_its_neighbours_run(t
 
 
 def test_a_block_graph_makes_one_program():
-    from daskpad.store.blockgraph import BlockGraph
+    from daskpad.store.writing.blockgraph import BlockGraph
 
     graph = BlockGraph(da.ones((4, 4), chunks=2))
     graph.program([], _stream.write_owned, _stream.done, "a")

@@ -21,9 +21,11 @@ import daskpad
 from daskpad._compat.graphs import query_planning
 from daskpad.core.registry import MODES
 from daskpad.core.regrid import own_grid
-from daskpad.store import settle as _settle
 from daskpad.store import tiles as _tiles
-from daskpad.store import tiling as _tiling
+from daskpad.store.planning import budget as _budget
+from daskpad.store.planning import tiling as _tiling
+from daskpad.store.planning import zarr_chunks as _zarr_chunks
+from daskpad.store.writing import settle as _settle
 from daskpad.strategies import pad_cases
 from daskpad.testing.reference import DTYPES, _interior, _widths_of
 
@@ -61,7 +63,7 @@ def test_tile_shape_fits_the_budget_and_grows_evenly(numblocks, data):
 )
 def test_pieces_fit_the_limit_cutting_free_axes_leading_first(block, itemsize, limit, data):
     free = data.draw(st.lists(st.booleans(), min_size=len(block), max_size=len(block)))
-    cut = _tiling.pieces(block, free, itemsize, limit)
+    cut = _budget.pieces(block, free, itemsize, limit)
 
     def nbytes(shape):
         return itemsize * math.prod(shape)
@@ -170,11 +172,11 @@ def test_settled_statistics_are_data_and_tiles_read_only_their_blocks(mode, kwar
 
 def test_which_variables_need_xarrays_encoding():
     raw = xr.Variable(("x",), np.zeros(3, "i2"), {"scale_factor": 0.5, "_FillValue": -1})
-    assert not _tiling.needs_encoding(raw)  # undecoded: CF attributes, values as stored
+    assert not _zarr_chunks.needs_encoding(raw)  # undecoded: CF attributes, values as stored
     decoded = xr.Variable(("x",), np.zeros(3), encoding={"scale_factor": 0.5, "dtype": "i2"})
-    assert _tiling.needs_encoding(decoded)
-    assert _tiling.needs_encoding(xr.Variable(("x",), np.array(["a", "b"])))
-    assert _tiling.needs_encoding(xr.Variable(("x",), np.array(["2000-01-01"], "M8[ns]")))
+    assert _zarr_chunks.needs_encoding(decoded)
+    assert _zarr_chunks.needs_encoding(xr.Variable(("x",), np.array(["a", "b"])))
+    assert _zarr_chunks.needs_encoding(xr.Variable(("x",), np.array(["2000-01-01"], "M8[ns]")))
 
 
 @WRITES
@@ -297,11 +299,11 @@ def test_fresh_keys_rename_every_key_and_compute_the_same(mode):
     ],
 )
 def test_zarr_can_store(chunks, ok):
-    assert _tiling.zarr_can_store(chunks) is ok
+    assert _zarr_chunks.zarr_can_store(chunks) is ok
 
 
 def test_default_memory_is_at_most_2_gib():
-    assert 0 < _tiling.default_memory() <= 2**31
+    assert 0 < _budget.default_memory() <= 2**31
 
 
 # --------------------------------------------------------------------------------------
@@ -492,7 +494,7 @@ def test_array_writer_takes_the_default_chunks_of_a_pad(tmp_path, fmt):
     # 100 x 70 in chunks of 33 x 30, padded by 25: pads cut from the budget, not zarr's
     a = np.arange(7000.0).reshape(100, 70)
     y = daskpad.pad(da.from_array(a, chunks=(33, 30)), 25, mode="reflect")
-    assert not _tiling.zarr_can_store(y.chunks)
+    assert not _zarr_chunks.zarr_can_store(y.chunks)
     z = daskpad.to_zarr(y, tmp_path / "a.zarr", memory="64kB", zarr_format=fmt)
     assert z.chunks == (33, 30)  # the input's: the size that covers most of each axis
     np.testing.assert_array_equal(z[...], np.pad(a, 25, mode="reflect"))
@@ -567,7 +569,7 @@ def test_writers_that_fail_leave_nothing_and_replace_only_when_asked(tmp_path, w
 )
 def test_a_write_killed_before_its_commit_leaves_nothing_that_opens(tmp_path, write, monkeypatch):
     # a killed run (SIGKILL) removes nothing: a removal that does nothing stands in for it
-    monkeypatch.setattr(daskpad.store.commit, "remove_quietly", lambda path: None)
+    monkeypatch.setattr(daskpad.store.places.commit, "remove_quietly", lambda path: None)
     x = da.from_array(np.arange(600.0).reshape(20, 30), chunks=7)
     with pytest.raises(RuntimeError, match="fails on purpose"):  # in the last tile
         write(_broken(daskpad.pad(x, 3, "wrap")), tmp_path / "out.zarr", memory="2kB")

@@ -19,7 +19,7 @@ A task waits for the neighbours whose parts it needs, never in a cycle: along on
 blocks that each needed a part of the other would both take part in the one chunk that
 holds the boundary between them, which has one owner; across axes a cycle would be one
 along some axis. What is held besides the blocks being written is the parts handed on, at
-most :func:`daskpad.store.ownership.handed_bytes` (for chunks no larger than blocks, at
+most :func:`daskpad.store.planning.ownership.handed_bytes` (for chunks no larger than blocks, at
 most half of each block along each axis). Where other tasks far away read a block too, it
 is computed again for its write rather than held.
 
@@ -30,11 +30,11 @@ statistic, an edge) is computed inside the block's own write, and the chunks wit
 of a late pad are owned by the pad, which reads again the block that would have owned the
 chunk (the block beside the pad, where it has the larger part of the chunk), so that no
 block waits for a late one: each block is read once, those few twice, none held
-(:class:`daskpad.store.blockgraph.BlockGraph`).
+(:class:`daskpad.store.writing.blockgraph.BlockGraph`).
 
 The geometry (which block owns which chunk, what it hands on) is plain Python in
-:mod:`daskpad.store.ownership`; the kernel here (:func:`write_owned`) is plain numpy and
-zarr; the graph is made by :class:`daskpad.store.blockgraph.BlockGraph`.
+:mod:`daskpad.store.planning.ownership`; the kernel here (:func:`write_owned`) is plain numpy and
+zarr; the graph is made by :class:`daskpad.store.writing.blockgraph.BlockGraph`.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from daskpad.store.blockgraph import BlockGraph
-from daskpad.store.ownership import Index, Owned, chunk_ranges, involved, jobs
+from daskpad.store.planning.ownership import Index, Owned, chunk_ranges, involved, jobs
+from daskpad.store.writing.blockgraph import BlockGraph
 
 # --------------------------------------------------------------------------------------
 # the kernel
@@ -144,8 +144,8 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
     slices on ``target``'s chunk bounds; all of it by default), each zarr chunk (each shard
     of a sharded array) written whole by one task, each block of ``x`` computed once (twice
     where tasks far away read it too, or where a late pad owns a chunk of which it has
-    the larger part; :class:`daskpad.store.blockgraph.BlockGraph`). None for an array without
-    elements."""
+    the larger part; :class:`daskpad.store.writing.blockgraph.BlockGraph`). None for an array
+    without elements."""
     import uuid
 
     if x.size == 0:

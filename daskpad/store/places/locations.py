@@ -8,7 +8,7 @@ into it; nothing else in daskpad speaks to fsspec.
 Writing a new store so that nothing half-written ever opens:
 
 - a local path is written under a hidden temporary name and renamed into place
-  (:func:`daskpad.store.commit.written_whole`), through a :class:`HeldRoot` too
+  (:func:`daskpad.store.places.commit.written_whole`), through a :class:`HeldRoot` too
   (:func:`held_locally`), so that a killed write's temporary directory does not open;
 - an object store has no rename, so the store is written in place through
   :class:`HeldRoot`, which keeps every metadata document (of the root, its groups and

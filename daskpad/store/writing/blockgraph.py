@@ -1,7 +1,7 @@
 """The graph program of streamed writes: the graph of a dask array, optimised as
 ``dask.compute`` would, read for a program that runs one step per block of the array
 (:class:`BlockGraph`), each step computing its block once and handing on what others need
-(:mod:`daskpad.store.stream` says which step writes which chunk). Works with classic graphs
+(:mod:`daskpad.store.writing.stream` says which step writes which chunk). Works with classic graphs
 and with query planning; dask's task types come through the door
 (:mod:`daskpad._compat.tasks`).
 """
@@ -136,8 +136,8 @@ class BlockGraph:
 
     def owned_late(self, blocks: Collection[Index]) -> frozenset[Index]:
         """The late blocks among ``blocks`` that own the chunks they have a part of
-        (:func:`daskpad.store.ownership.jobs`): all of them when a task runs inside the step
-        of one of ``blocks`` for them (:attr:`folds`, every step it leads to among
+        (:func:`daskpad.store.planning.ownership.jobs`): all of them when a task runs inside the
+        step of one of ``blocks`` for them (:attr:`folds`, every step it leads to among
         ``blocks``), so that no block waits for a late one; otherwise none (a late block's
         chunks are then owned as any others', no block computed again for nothing)."""
         late = self.late_blocks & frozenset(blocks)

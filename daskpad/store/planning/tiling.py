@@ -12,140 +12,18 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from daskpad._compat.libraries import process_memory_limit
-from daskpad.core.regrid import own_grid, regrid
-from daskpad.store.ownership import handed_bytes
+from daskpad.core.regrid import own_grid
+from daskpad.store.planning.budget import memory_budget
+from daskpad.store.planning.ownership import handed_bytes
+from daskpad.store.planning.zarr_chunks import needs_encoding, storable
 
 Chunks = tuple[tuple[int, ...], ...]
-
-
-def default_memory() -> int:
-    """2 GiB, or a quarter of the memory this process may use if that is less."""
-    return min(2**31, memory_limit() // 4)
-
-
-def memory_limit() -> int:
-    """The memory this process may use: distributed's ``memory_limit`` (the machine's
-    memory, a container's cgroup limit, ``RLIMIT_RSS``), else psutil's total memory."""
-    limit = process_memory_limit()
-    if limit is not None:
-        return limit
-    try:
-        import psutil
-
-        return int(psutil.virtual_memory().total)
-    except ImportError:
-        pass
-    # dask[array] alone brings neither: then the machine's memory, blind to containers
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, OSError, ValueError):
-        return 2**33
-
-
-def memory_budget(memory: int | str | None) -> int:
-    """``memory=`` of the public writers: bytes, a size such as ``"512MB"``, or ``None``
-    for :func:`default_memory`."""
-    if memory is None:
-        return default_memory()
-    from dask.utils import parse_bytes
-
-    try:
-        n = int(parse_bytes(memory))
-    except (ValueError, TypeError):
-        n = -1
-    if n <= 0:
-        raise ValueError(f"memory must be a positive number of bytes, got {memory!r}")
-    return n
-
-
-#: a block read in pieces is cut to this share of the budget per thread: a thread holds
-#: a few blocks at work (read, padded, encoded) besides what its tile holds
-PIECES_PER_THREAD = 8
-
-
-def piece_limit(budget: int, threads: int) -> int:
-    """The bytes of one block of an input read in pieces: ``budget`` over
-    :data:`PIECES_PER_THREAD` blocks per thread.
-
-    >>> piece_limit(64 * 10**6, 2)
-    4000000
-    """
-    return max(1, budget // (PIECES_PER_THREAD * max(1, threads)))
-
-
-def pieces(
-    block: Sequence[int], free: Sequence[bool], itemsize: int, limit: int
-) -> tuple[int, ...]:
-    """A block of at most ``limit`` bytes cut from ``block`` (its size along each axis),
-    cutting only the ``free`` axes, leading ones first: each to 1 in turn until the rest
-    fits, the last one cut into equal parts that fit (so a stored order's piece is one
-    run of bytes, or few). As far as it goes when even 1 along every free axis is over.
-
-    >>> pieces((100, 500, 1000), (True, True, True), 8, 4 * 10**6)
-    (1, 500, 1000)
-    >>> pieces((100, 500, 1000), (True, True, True), 8, 10**6)  # 4 rows of 125
-    (1, 125, 1000)
-    >>> pieces((100, 500, 1000), (False, True, True), 8, 10**6)  # 100 x 1 x 1000
-    (100, 1, 1000)
-    >>> pieces((100, 500), (True, True), 8, 10**6)  # fits as it is
-    (100, 500)
-    """
-    out = list(block)
-    for a, cut in enumerate(free):
-        others = itemsize * math.prod(out[:a] + out[a + 1 :])
-        if others * out[a] <= limit or not cut:
-            continue
-        fit = limit // others
-        if fit >= 1:
-            parts = -(-out[a] // fit)
-            out[a] = -(-out[a] // parts)
-            break
-        out[a] = 1
-    return tuple(out)
-
-
-def zarr_can_store(chunks: Chunks) -> bool:
-    """Whether zarr can store blocks of these chunks as its own: along every axis all equal
-    but a smaller last one."""
-    return not any(len(c) > 1 and (len(set(c[:-1])) > 1 or c[-1] > c[0]) for c in chunks)
-
-
-def storable_chunks(chunks: Chunks) -> Chunks:
-    """``chunks`` where zarr can store them; otherwise, along each axis it cannot,
-    regular chunks of the size that covers most of the axis (the larger where two tie):
-    for an array padded in the default chunks, the input's own, the pads cut to it.
-
-    >>> storable_chunks(((256, 333, 333, 333, 1, 256), (4, 4, 2)))
-    ((333, 333, 333, 333, 180), (4, 4, 2))
-    >>> storable_chunks(((10, 100, 10),))  # one input chunk, two pad chunks
-    ((100, 20),)
-    """
-    out = []
-    for c in chunks:
-        if zarr_can_store((c,)):
-            out.append(tuple(c))
-            continue
-        size = max(Counter(c).items(), key=lambda sc: (sc[0] * sc[1], sc[0]))[0]
-        full, rest = divmod(sum(c), size)
-        out.append((size,) * full + ((rest,) if rest else ()))
-    return tuple(out)
-
-
-def storable(x: Any) -> Any:
-    """The dask array ``x`` in :func:`storable_chunks`, each block assembled in one task
-    from the blocks it overlaps."""
-
-    target = storable_chunks(tuple(tuple(int(n) for n in c) for c in x.chunks))
-    return x if target == x.chunks else regrid(x, target)
 
 
 @dataclass(frozen=True)
@@ -197,8 +75,8 @@ def streamed_tile_shape(
     handed: float,
     budget: int,
 ) -> tuple[int, ...]:
-    """Blocks per tile of a streamed write (:mod:`daskpad.store.stream`), which holds far less
-    than the blocks a tile reads: the parts of its blocks handed on to later ones
+    """Blocks per tile of a streamed write (:mod:`daskpad.store.writing.stream`), which holds far
+    less than the blocks a tile reads: the parts of its blocks handed on to later ones
     (``handed``: their share of a block's bytes, at most), each held until the block that
     owns their chunk runs, and the blocks of one face across a padded axis (``faces``),
     which a pad reads besides the block's own task and dask's order may hold until the
@@ -289,7 +167,7 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> TilePlan:
     written from its blocks as they are, a tile holding what it reads: a padded dimension
     counts one more block per tile (the neighbour its edge block reads). The statistics a
     pad repeats are not counted: the writers settle them first
-    (:func:`daskpad.store.settle.settle_statistics`)."""
+    (:func:`daskpad.store.writing.settle.settle_statistics`)."""
 
     out = []
     sources: dict[Hashable, Any] = {}
@@ -335,22 +213,10 @@ def plan_dataset(ds: Any, memory: int | str | None, regular: bool = True) -> Dat
 
 def handed_share(blocks: Chunks, chunks: Chunks) -> float:
     """The share of an array's bytes a streamed write from ``blocks`` into ``chunks``
-    hands on from block to block (:func:`daskpad.store.ownership.handed_bytes`)."""
+    hands on from block to block (:func:`daskpad.store.planning.ownership.handed_bytes`)."""
 
     size = math.prod(sum(c) for c in chunks)
     return handed_bytes(blocks, chunks, 1) / size if size else 0.0
-
-
-def needs_encoding(var: Any) -> bool:
-    """Whether xarray would change ``var``'s values when storing it: CF encoding left to
-    apply (a decoded variable), or a dtype zarr does not take as it is."""
-    if var.dtype.kind not in "biufc":
-        return True
-    enc = var.encoding
-    cf = ("_FillValue", "missing_value", "scale_factor", "add_offset", "units", "calendar")
-    if any(k in enc for k in cf):
-        return True
-    return "dtype" in enc and np.dtype(enc["dtype"]) != var.dtype
 
 
 @dataclass(frozen=True)

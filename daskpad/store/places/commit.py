@@ -6,14 +6,14 @@ One context manager, :func:`written_whole`, says where to write and commits on t
 it:
 
 - a local path (or ``file://`` URL): a hidden temporary sibling (same filesystem, so a
-  rename moves it), written through a :class:`~daskpad.store.locations.HeldRoot` whose
+  rename moves it), written through a :class:`~daskpad.store.places.locations.HeldRoot` whose
   metadata documents go to disk only when the block succeeds (so a run killed before that
   leaves chunks that open neither with zarr nor with xarray), then moved into place,
   replacing an existing store only when asked and only after the new one is in place
   (:func:`commit`); removed when the block fails;
 - an fsspec URL (``s3://``, ``gs://``, ...): the store itself, its root metadata held back
   until the block succeeds and everything removed when it fails
-  (:func:`daskpad.store.locations.written_in_place`; replacing deletes the old store
+  (:func:`daskpad.store.places.locations.written_in_place`; replacing deletes the old store
   first: an object store has no rename);
 - any other store (a zarr store object): as it is.
 
@@ -35,7 +35,7 @@ from typing import Any
 
 import dask
 
-from daskpad.store.locations import Location, held_locally, is_url, locate, written_in_place
+from daskpad.store.places.locations import Location, held_locally, is_url, locate, written_in_place
 
 #: what a temporary or old store next to DST is called: ``.DST.daskpad-<what>-<pid>-<hex>``
 SIBLING = ".{name}.daskpad-"
@@ -120,7 +120,7 @@ def written_whole(
     deleting: Callable[[Location], None] | None = None,
 ) -> Iterator[Any]:
     """Yield where to write a new store at ``store`` (a local path, a URL reached with
-    ``storage_options``, a :class:`~daskpad.store.locations.Location`, or a zarr store
+    ``storage_options``, a :class:`~daskpad.store.places.locations.Location`, or a zarr store
     object), and commit it when the block succeeds; on any failure or interruption what was
     written is removed. The block runs inside ``fence()``. ``deleting(location)`` is called
     before an existing store in object storage is deleted to be replaced."""

@@ -1,11 +1,12 @@
 """Which block of a dask array owns which chunk of another grid, and what it hands on:
-the geometry of a streamed write (:mod:`daskpad.store.stream`), plain Python on chunk sizes.
+the geometry of a streamed write (:mod:`daskpad.store.writing.stream`), plain Python on chunk
+sizes.
 
 A block *owns* the output chunks of which it has the largest part along every axis (the
 last of equal parts) and writes them whole; it hands on copies of its parts of the
 others (:func:`jobs`). What a write holds besides the blocks being written is the parts
 handed on, at most :func:`handed_bytes`, which the tile planner
-(:mod:`daskpad.store.tiling`) reads.
+(:mod:`daskpad.store.planning.tiling`) reads.
 """
 
 from __future__ import annotations
@@ -108,8 +109,8 @@ def jobs(
     the region. A block that owns none of the region's chunks only hands on.
 
     A chunk with a part of a ``late`` block (one computed after most others: a pad that
-    waits for blocks far away, :meth:`daskpad.store.blockgraph.BlockGraph.late_blocks`) is owned by
-    the late block with the largest part of it, which reads again the block that would
+    waits for blocks far away, :meth:`daskpad.store.writing.blockgraph.BlockGraph.late_blocks`) is
+    owned by the late block with the largest part of it, which reads again the block that would
     have owned it, instead of that block waiting for the late one; the other blocks hand
     their parts on. Blocks that are not late then never wait for late ones."""
     axes = [Axis.of(b, c) for b, c in zip(blocks, chunks)]

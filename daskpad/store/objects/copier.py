@@ -27,7 +27,7 @@ from daskpad._compat.libraries import (
     local_root,
     put_documents,
 )
-from daskpad.store.signal_hold import acted_on_after
+from daskpad.store.stops import acted_on_after
 
 #: objects copied per request batch in an object store, and threads copying
 BATCH = 64
