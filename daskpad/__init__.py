@@ -10,7 +10,7 @@ from daskpad.api.overlap import map_overlap
 from daskpad.api.pad import pad
 from daskpad.api.shapes import crop, pad_to, widths_for
 from daskpad.core.registry import edge_function
-from daskpad.store.tiles import to_zarr
+from daskpad.store.writing.array_writer import to_zarr
 
 __version__ = "0.1.0"
 __all__ = [

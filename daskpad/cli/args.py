@@ -11,12 +11,15 @@ from importlib.metadata import version
 from typing import Any, NoReturn
 
 from daskpad.cli.errors import CliError
-from daskpad.core.keywords import KEYWORDS, Keyword
-from daskpad.core.registry import MODES
-from daskpad.store.places.locations import storage_options
-from daskpad.store.planning.budget import memory_budget
-from daskpad.xarray.coords import COORDS_POLICIES
-from daskpad.xarray.dim_args import other_name
+from daskpad.pipeline import (
+    COORDS_POLICIES,
+    KEYWORDS,
+    MODES,
+    Keyword,
+    memory_budget,
+    other_name,
+    storage_options,
+)
 
 
 class _ModeOptions(Mapping[str, tuple[str, str]]):

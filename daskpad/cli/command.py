@@ -13,13 +13,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from daskpad.cli.args import build_parser
-from daskpad.cli.copy_plans import rectilinear_readable
 from daskpad.cli.demo import demo
-from daskpad.cli.errors import CliError, WriteFailed, with_notes
+from daskpad.cli.errors import CliError
 from daskpad.cli.info import info
 from daskpad.cli.pad_run import pad
 from daskpad.cli.request import Run, request_from
-from daskpad.cli.stops import Terminated, recording_stops
+from daskpad.pipeline import (
+    Terminated,
+    WriteFailed,
+    recording_stops,
+    rectilinear_readable,
+    with_notes,
+)
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 

@@ -3,18 +3,17 @@ each result compared with numpy.pad."""
 
 from __future__ import annotations
 
-import dataclasses
+import shlex
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from daskpad.cli.args import build_parser
 from daskpad.cli.errors import CliError
-from daskpad.cli.io import describe, open_source
-from daskpad.cli.pad_run import pad
-from daskpad.cli.request import Run, request_from
-from daskpad.store.places.locations import locate
+from daskpad.pipeline import default_memory, describe, located, open_source, pad_store
+
+if TYPE_CHECKING:
+    from daskpad.cli.request import Run
 
 
 def _demo_dataset() -> Any:
@@ -61,51 +60,51 @@ def demo(run: Run) -> int:
     ds = _demo_dataset()
     ds.chunk(time=4, lat=15, lon=24).to_zarr(src, zarr_format=3, consolidated=False)
     print(f"daskpad demo: writing into {where}")
-    print(describe(open_source(locate(str(src)), "zarr"), f"made {src} (zarr v3)") + "\n")
+    print(
+        describe(open_source(located(str(src), {}, "SRC"), "zarr"), f"made {src} (zarr v3)") + "\n"
+    )
 
-    cases = [
-        ("lon_wrap.zarr", ["--width", "lon=3", "--mode", "wrap"]),
-        ("lat_symmetric.zarr", ["--width", "lat=2", "--mode", "symmetric"]),
+    # (DST, the options as typed, and as the library takes them)
+    cases: list[tuple[str, str, dict[str, Any]]] = [
+        ("lon_wrap.zarr", "--width lon=3 --mode wrap", {"widths": {"lon": 3}, "mode": "wrap"}),
+        (
+            "lat_symmetric.zarr",
+            "--width lat=2 --mode symmetric",
+            {"widths": {"lat": 2}, "mode": "symmetric"},
+        ),
         (
             "mean.zarr",
-            ["--width", "lat=1", "--width", "lon=2:4", "--mode", "mean", "--stat-length", "3"],
+            "--width lat=1 --width lon=2:4 --mode mean --stat-length 3",
+            {"widths": {"lat": 1, "lon": (2, 4)}, "mode": "mean", "stat_length": 3},
         ),
         (
             "time_ramp.zarr",
-            ["--width", "time=0:3", "--mode", "linear_ramp", "--end-value", "270"],
+            "--width time=0:3 --mode linear_ramp --end-value 270",
+            {"widths": {"time": (0, 3)}, "mode": "linear_ramp", "end_values": 270},
         ),
         (
             "global.zarr",
-            [
-                "--width",
-                "lat=2",
-                "--width",
-                "lon=3",
-                "--mode",
-                "lat=symmetric",
-                "--mode",
-                "lon=wrap",
-            ],
+            "--width lat=2 --width lon=3 --mode lat=symmetric --mode lon=wrap",
+            {"widths": {"lat": 2, "lon": 3}, "mode": {"lat": "symmetric", "lon": "wrap"}},
         ),
     ]
     stored = np.asarray(zarr.open_array(src / "t2m", mode="r")[...])
-    for name, options in cases:
-        argv = ["pad", str(src), str(where / name), *options]
-        print("$ daskpad " + " ".join(argv))
-        request = request_from(build_parser().parse_args(argv))
-        pad(Run(dataclasses.replace(request, progress=False)))
-        pairs = [request.widths.get(d, (0, 0)) for d in ("time", "lat", "lon")]
-        mode: Any = request.mode
-        kwargs = request.kwargs
+    for name, typed, asked in cases:
+        print(f"$ daskpad pad {shlex.quote(str(src))} {shlex.quote(str(where / name))} {typed}")
+        asked = dict(asked)
+        widths, mode = asked.pop("widths"), asked.pop("mode")
+        print(
+            pad_store(str(src), str(where / name), widths, mode, memory=default_memory(), **asked)
+        )
+        pairs = [_pair(widths.get(d, 0)) for d in ("time", "lat", "lon")]
         if isinstance(mode, dict):  # a mode per dimension: numpy.pad once per axis, in order
             expected = stored
             for k, d in enumerate(("time", "lat", "lon")):
                 each = [(0, 0)] * 3
                 each[k] = pairs[k]
-                own = {n: by_dim[d] for n, by_dim in kwargs.items() if d in by_dim}
-                expected = np.pad(expected, each, mode=mode.get(d, "constant"), **own)
+                expected = np.pad(expected, each, mode=mode.get(d, "constant"), **asked)
         else:
-            expected = np.pad(stored, pairs, mode=mode, **kwargs)
+            expected = np.pad(stored, pairs, mode=mode, **asked)
         got = zarr.open_array(where / name / "t2m", mode="r")
         lon_out = np.asarray(zarr.open_array(where / name / "lon", mode="r")[...])
         same = np.array_equal(np.asarray(got[...]), expected)
@@ -116,3 +115,7 @@ def demo(run: Run) -> int:
     seconds = time.perf_counter() - start
     print(f"done in {seconds:.1f} s. Try: daskpad info {src} --width lon=3 --mode wrap")
     return 0
+
+
+def _pair(width: int | tuple[int, int]) -> tuple[int, int]:
+    return (width, width) if isinstance(width, int) else width

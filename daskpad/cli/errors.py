@@ -1,23 +1,9 @@
-"""The command's errors: what it prints as its one line, and with which exit status
-(:mod:`daskpad.cli.command` catches them)."""
+"""The command's own error: a command line that asks for something it cannot do, said in
+one line with exit status 2 (:mod:`daskpad.cli.command` catches it, and the library's
+refusals, :class:`daskpad.pipeline.Refused`)."""
 
 from __future__ import annotations
 
 
 class CliError(Exception):
-    """A problem with what the user asked for; its message is printed as one line."""
-
-
-class WriteFailed(Exception):
-    """Computing or writing DST failed; wraps the cause. What was written is removed, and
-    DST was left as it was, unless ``dst`` says otherwise."""
-
-    def __init__(self, message: str, dst: str = "") -> None:
-        super().__init__(message)
-        self.dst = dst
-
-
-def with_notes(e: BaseException) -> str:
-    """An exception's message and its notes (which variable a refusal of numpy.pad's is
-    about), on one line."""
-    return "; ".join([str(e), *getattr(e, "__notes__", ())])
+    """A problem with the command line; its message is printed as one line."""

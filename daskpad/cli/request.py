@@ -19,11 +19,18 @@ from daskpad.cli.args import (
     parse_widths,
 )
 from daskpad.cli.errors import CliError
-from daskpad.cli.io import Modes, Widths, modes_of
-from daskpad.cli.stops import Arrivals
-from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of
-from daskpad.store.planning.budget import default_memory
-from daskpad.xarray.coords import CoordsPolicy
+from daskpad.pipeline import (
+    KEYWORDS,
+    Arrivals,
+    CoordsPolicy,
+    Modes,
+    PadOptions,
+    Widths,
+    default_memory,
+    keyword_misfits,
+    keywords_of,
+    modes_of,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,6 +82,30 @@ class Request:
     #: daskpad demo's DIR (None: a new temporary directory)
     directory: str | None = None
 
+    def pad_options(self) -> PadOptions:
+        """What the library pads with (:class:`daskpad.pipeline.PadOptions`)."""
+        return PadOptions(
+            src=self.src,
+            dst=self.dst,
+            src_options=self.src_options,
+            dst_options=self.dst_options,
+            widths=self.widths,
+            mode=self.mode,
+            kwargs=self.kwargs,
+            chunk_policy=self.chunk_policy,
+            chunks=self.chunks,
+            variables=self.variables,
+            coords=self.coords,
+            memory=self.memory,
+            overwrite=self.overwrite,
+            zarr_format=self.zarr_format,
+            chunk_grid="rectilinear" if self.rectilinear else "regular",
+            scheduler=self.scheduler,
+            scheduler_file=self.scheduler_file,
+            workers=self.workers,
+            scheduler_timeout=self.scheduler_timeout,
+        )
+
     def padding_options(self) -> str:
         """The options that asked for the padding, as a refusal names them."""
         given = [f"--width {Widths(self.widths)}", f"--mode {Modes(self.mode, self.widths)}"]
@@ -86,7 +117,7 @@ class Run:
     """One run of a command: its :class:`Request`, and what happens while it runs."""
 
     request: Request
-    #: the signals that arrived (:func:`daskpad.cli.stops.recording_stops`; None where nothing
+    #: the signals that arrived (:func:`daskpad.store.stops.recording_stops`; None where nothing
     #: records them: the runs of daskpad demo)
     arrivals: Arrivals | None = None
     #: an old DST that ``--overwrite`` deleted before writing (an object store), for the

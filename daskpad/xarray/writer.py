@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import xarray as xr
 
-from daskpad.store.block_grids import asks_rectilinear
+from daskpad._compat.libraries import rectilinear_grids
 from daskpad.store.places.commit import written_whole
-from daskpad.store.planning.tiling import plan_dataset
-from daskpad.store.tiles import write_rectilinear, write_tiled
+from daskpad.store.writing.chunk_plans import ChunkPlan, asks_rectilinear, plan_own_grids
+from daskpad.store.writing.tile_plans import TilePlan, plan_tiles
 
 
 def to_zarr(
@@ -87,7 +88,7 @@ def to_zarr(
     ValueError
         ``mode`` neither "w-" nor "w"; ``chunk_grid`` neither "regular" nor "rectilinear";
         with "rectilinear", ``zarr_format=2`` or a zarr-python older than 3.2
-        (:class:`daskpad.store.rectilinear.RectilinearUnsupported`), before anything is
+        (:class:`daskpad.store.writing.chunk_plans.RectilinearUnsupported`), before anything is
         written.
 
     Examples
@@ -117,16 +118,15 @@ def to_zarr(
         if var.chunks is not None:
             var.encoding.pop("chunks", None)
             var.encoding.pop("preferred_chunks", None)
-    # memory= checked first, then chunk_grid= (None: the rectilinear grid, no tiles)
-    planned = plan_dataset(obj, memory, regular=chunk_grid == "regular")
-    asks_rectilinear(chunk_grid, kwargs.get("zarr_format"))
+    # memory= checked first, then chunk_grid= (the rectilinear grid: no tiles)
+    plan: ChunkPlan | TilePlan = plan_tiles(obj, memory)
+    if asks_rectilinear(chunk_grid, kwargs.get("zarr_format")):
+        plan = plan_own_grids(obj)
     mode = kwargs.pop("mode", "w-")
     if mode not in ("w", "w-"):
         raise ValueError(f"to_zarr writes a new store: mode must be 'w-' or 'w', got {mode!r}")
-    consolidated = kwargs.pop("consolidated", None)
+    consolidated = kwargs.pop("consolidated", None) is not False
     storage_options = kwargs.pop("storage_options", None)
-    with written_whole(store, mode == "w", storage_options) as where:
-        if planned is None:
-            write_rectilinear(obj, where, progress, consolidated, mode="w-", **kwargs)
-            return
-        write_tiled(planned.ds, where, planned.tiling, progress, consolidated, mode="w-", **kwargs)
+    with rectilinear_grids() if isinstance(plan, ChunkPlan) else contextlib.nullcontext():
+        with written_whole(store, mode == "w", storage_options) as where:
+            plan.write(where, progress=progress, consolidated=consolidated, mode="w-", **kwargs)

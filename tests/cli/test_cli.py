@@ -370,11 +370,11 @@ def test_memory_in_dry_run(tmp_path, cli_sources):
     dst = tmp_path / "never.zarr"
     run = daskpad("pad", cli_sources[3], dst, *WIDTH_ARGS, *TILED, "--dry-run")
     assert run.returncode == 0, run.stderr
-    assert "tiles, each holding about 0.98 kiB at most (--memory" in run.stdout
+    assert "tiles, each holding about 0.98 kiB at most (the memory budget" in run.stdout
     # a statistic of the whole axis too: it is computed first, then the tiles are written
     run = daskpad("pad", cli_sources[3], dst, *WIDTH_ARGS, "--mode", "mean", *TILED, "--dry-run")
     assert run.returncode == 0, run.stderr
-    assert "tiles, each holding about 0.98 kiB at most (--memory" in run.stdout
+    assert "tiles, each holding about 0.98 kiB at most (the memory budget" in run.stdout
     assert not dst.exists()
 
 
@@ -686,7 +686,7 @@ def test_refusals_touch_nothing(refusal_setup, refusal_runs):
 def test_debug_shows_traceback(tmp_path, cli_sources):
     run = daskpad("--debug", "pad", cli_sources[3], tmp_path / "x.zarr", "--width", "depth=1")
     assert run.returncode == 2
-    assert "Traceback" in run.stderr and "CliError" in run.stderr
+    assert "Traceback" in run.stderr and "Refused" in run.stderr
     assert run.stderr.strip().splitlines()[-1].startswith("daskpad: error:")
 
 
@@ -1051,8 +1051,7 @@ def test_python_m_and_help():
 
 def test_overwrite_replaces_what_its_help_says(tmp_path, cli_sources):
     from daskpad import cli
-    from daskpad.cli.errors import CliError
-    from daskpad.cli.io import check_destination
+    from daskpad.pipeline import Refused, check_destination
     from daskpad.store.places.locations import locate
 
     pad = cli.build_parser()._subparsers._group_actions[0].choices["pad"]
@@ -1068,12 +1067,12 @@ def test_overwrite_replaces_what_its_help_says(tmp_path, cli_sources):
     src = locate(str(cli_sources[3]))
     replaced = {}
     for name in ("empty", "store.zarr", "full", "file", "link"):
-        with pytest.raises(CliError, match="already exists; pass --overwrite"):
+        with pytest.raises(Refused, match="already exists; pass --overwrite"):
             check_destination(src, locate(str(tmp_path / name)), overwrite=False)
         try:
             check_destination(src, locate(str(tmp_path / name)), overwrite=True)
             replaced[name] = True
-        except CliError as e:
+        except Refused as e:
             assert "--overwrite replaces only a zarr store or an empty directory" in str(e)
             replaced[name] = False
     assert replaced == {"empty": True, "store.zarr": True, "full": False, "file": False,

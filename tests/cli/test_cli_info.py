@@ -64,17 +64,17 @@ def test_info_into_a_closed_pipe_ends_quietly(store):
 def test_dry_run_opens_src_once_and_prints_what_info_prints(store, tmp_path, monkeypatch, capsys):
     """``daskpad pad --dry-run`` describes SRC and the padding as ``daskpad info`` does, from
     the one opening of SRC the run makes."""
-    import daskpad.cli.source
+    import daskpad.pipeline.source
     from daskpad.cli import main
 
-    opened = daskpad.cli.source.open_source
+    opened = daskpad.pipeline.source.open_source
     calls = []
 
     def counted(*args, **kwargs):
         calls.append(args)
         return opened(*args, **kwargs)
 
-    monkeypatch.setattr(daskpad.cli.source, "open_source", counted)
+    monkeypatch.setattr(daskpad.pipeline.source, "open_source", counted)
     padding = ["--width", "lat=1", "--mode", "edge"]
     assert main(["info", str(store), *padding]) == 0
     info = capsys.readouterr().out

@@ -288,23 +288,24 @@ def test_a_signal_whose_exception_python_drops_during_the_write_stops_the_commit
     with its one line, the old DST as it was and nothing else left."""
     import weakref
 
-    import daskpad.cli.write
     from daskpad.cli import main
+    from daskpad.store.writing.tile_plans import TilePlan
 
     src, dst, old = _stores(tmp_path)
-    write = daskpad.cli.write.write_regular
+    write = TilePlan.write
 
     class Held:
         pass
 
-    def dropped(*args: Any, **kwargs: Any) -> None:
-        write(*args, **kwargs)
+    def dropped(*args: Any, **kwargs: Any) -> Any:
+        written = write(*args, **kwargs)
         held = Held()
         ref = weakref.ref(held, lambda _: signal.raise_signal(sig))
         del held  # the callback runs here; the exception its signal raises is dropped
         assert ref() is None
+        return written
 
-    monkeypatch.setattr(daskpad.cli.write, "write_regular", dropped)
+    monkeypatch.setattr(TilePlan, "write", dropped)
     argv = ["pad", src, dst, "--width", "lat=1", "--mode", "edge", "--overwrite", "--no-progress"]
     status = main(list(map(str, argv)))
     out, err = capsys.readouterr()
@@ -317,7 +318,7 @@ def test_a_signal_whose_exception_python_drops_during_the_write_stops_the_commit
 def test_ctrl_c_while_src_opens_leaves_no_coroutine_warning(tmp_path, monkeypatch, capsys):
     """Ctrl-C while zarr opens SRC cuts short a coroutine it had created but not yet
     awaited; freeing it warns. The command still says its one line and nothing else."""
-    import daskpad.cli.source
+    import daskpad.pipeline.source
     from daskpad.cli import main
 
     src, dst, old = _stores(tmp_path)
@@ -329,7 +330,7 @@ def test_ctrl_c_while_src_opens_leaves_no_coroutine_warning(tmp_path, monkeypatc
         pending = open_consolidated()  # noqa: F841  (never awaited: Ctrl-C came first)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(daskpad.cli.source, "open_source", interrupted)
+    monkeypatch.setattr(daskpad.pipeline.source, "open_source", interrupted)
     argv = ["pad", src, dst, "--width", "lat=1", "--overwrite", "--no-progress"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -43,10 +43,10 @@ from helpers.stores import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from daskpad.store import rectilinear
 from daskpad.store.objects import copier as _copier
 from daskpad.store.objects.copier import Copier
 from daskpad.store.planning.rectilinear_grid import layout, outside, pieces
+from daskpad.store.writing import chunk_plans
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
@@ -489,7 +489,7 @@ def test_a_failed_write_stops_the_copies(many_chunks, tmp_path, monkeypatch, cap
         copies.started.wait(30)  # (fails while the copies are under way)
         raise RuntimeError("this chunk cannot be written")
 
-    monkeypatch.setattr(rectilinear, "write_chunk", failing)
+    monkeypatch.setattr(chunk_plans, "write_chunk", failing)
     argv = ["pad", src, tmp_path / "dst.zarr", "--width", "lat=1", "--mode", "edge"]
     status = main([*map(str, argv), "--chunk-grid", "rectilinear", "--no-progress"])
     copies.returned.set()

@@ -26,9 +26,9 @@ from helpers.stores import (
     zarr_json,
 )
 
-from daskpad.store import rectilinear
 from daskpad.store.objects import copier as _copier
 from daskpad.store.planning.rectilinear_grid import layout
+from daskpad.store.writing import chunk_plans
 
 xr = pytest.importorskip("xarray")
 zarr = pytest.importorskip("zarr")
@@ -91,7 +91,7 @@ def source(tmp_path_factory) -> Path:
 def uncopied() -> Iterator[None]:
     """A context in which the regular path copies nothing (its tiles write every chunk)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(rectilinear, "fits_regular_grids", lambda *args: False)
+        patch.setattr(chunk_plans, "fits_regular_grids", lambda *args: False)
         yield
 
 
@@ -245,7 +245,7 @@ def test_needs_no_rectilinear_grids(copies_plain, tmp_path, monkeypatch):
         raise AssertionError("rectilinear grids switched on")
 
     monkeypatch.setattr(zarr, "__version__", "3.1.6")
-    monkeypatch.setattr(rectilinear, "rectilinear_grids", refused)
+    monkeypatch.setattr(chunk_plans, "rectilinear_grids", refused)
     made = _copies(monkeypatch)
     dst = tmp_path / "out.zarr"
     options = ["--width", "lat=8", "--mode", "wrap", "--no-progress"]

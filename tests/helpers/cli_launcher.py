@@ -61,16 +61,24 @@ def _planned_with_hook(plan: Any, action: str) -> Any:
     return planned
 
 
+def _array_planned_with_hook(plan: Any, action: str) -> Any:
+    def planned(x: Any, *args: Any, **kwargs: Any) -> Any:
+        return plan(x.map_blocks(_block, action, dtype=x.dtype, meta=x._meta), *args, **kwargs)
+
+    return planned
+
+
 def _hooked_command() -> Any:
     import daskpad.cli
-    import daskpad.cli.pad_run as pad  # (where daskpad pad finds prepare_for_zarr and plan_tiles)
+    import daskpad.pipeline.store_plans as pipeline  # (where daskpad pad plans its writes)
 
     action = os.environ.get(HOOK_ENV)
     if action:
-        # the data written: that of the dataset written (prepare_for_zarr) and the blocks
-        # the tile plan hands the writer (plan_tiles)
-        pad.prepare_for_zarr = _with_hook(pad.prepare_for_zarr, action)
-        pad.plan_tiles = _planned_with_hook(pad.plan_tiles, action)
+        # the data written: that of the dataset written (_prepared) and the blocks the tile
+        # plans hand the writer (plan_tiles, plan_array_tiles)
+        pipeline._prepared = _with_hook(pipeline._prepared, action)
+        pipeline.plan_tiles = _planned_with_hook(pipeline.plan_tiles, action)
+        pipeline.plan_array_tiles = _array_planned_with_hook(pipeline.plan_array_tiles, action)
     return daskpad.cli.main
 
 

@@ -28,9 +28,9 @@ import daskpad
 from daskpad._compat.libraries import rectilinear_grids, rectilinear_support
 from daskpad.core.registry import MODES
 from daskpad.core.regrid import own_grid
-from daskpad.store import rectilinear as _rectilinear
-from daskpad.store import tiles as _tiles
-from daskpad.store.rectilinear import RectilinearUnsupported
+from daskpad.store.writing import chunk_plans as _rectilinear
+from daskpad.store.writing import settle as _settle
+from daskpad.store.writing.chunk_plans import RectilinearUnsupported
 from daskpad.strategies import pad_cases
 from daskpad.testing.reference import DTYPES
 
@@ -52,18 +52,18 @@ def _own_chunks(y: da.Array) -> tuple[tuple[int, ...], ...]:
 
 
 class _Computations:
-    """What :func:`daskpad.store.tiles.store_tiles` hands to dask, each computation's
+    """What :func:`daskpad.store.writing.settle.compute_tiles` hands to dask, each computation's
     collections, as it goes."""
 
     def __init__(self, mp: pytest.MonkeyPatch) -> None:
         self.seen: list[list[da.Array]] = []
-        real = _tiles.compute_apart
+        real = _settle.compute_apart
 
         def spy(collections):
             self.seen.append(list(collections))
             return real(collections)
 
-        mp.setattr(_tiles, "compute_apart", spy)
+        mp.setattr(_settle, "compute_apart", spy)
 
 
 # --------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ recorder = pytest.importorskip("moto.moto_api").recorder
 
 from daskpad._compat.libraries import rectilinear_support  # noqa: E402
 from daskpad.cli import main  # noqa: E402
+from daskpad.store.writing.consolidation import consolidate  # noqa: E402
 
 _SCRIPT = Path(sys.executable).with_name("daskpad")
 DASKPAD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "daskpad"]
@@ -184,7 +185,7 @@ def test_held_root_opens_only_once_published(tmp_path, zarr_format):
     held = HeldRoot(inner)
     ds = dataset(zarr_format)  # in memory: no dask in the write
     ds.to_zarr(held, zarr_format=zarr_format, consolidated=False)
-    daskpad.store.tiles.consolidate(held, zarr_format)
+    consolidate(held, zarr_format)
     # arrays and chunks are in the store, but nothing at its top: it does not open
     on_disk = sorted(p.name for p in (tmp_path / "s.zarr").iterdir())
     assert not set(on_disk) & {"zarr.json", ".zgroup", ".zattrs", ".zmetadata"}

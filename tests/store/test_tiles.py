@@ -21,11 +21,11 @@ import daskpad
 from daskpad._compat.graphs import query_planning
 from daskpad.core.registry import MODES
 from daskpad.core.regrid import own_grid
-from daskpad.store import tiles as _tiles
 from daskpad.store.planning import budget as _budget
 from daskpad.store.planning import tiling as _tiling
 from daskpad.store.planning import zarr_chunks as _zarr_chunks
 from daskpad.store.writing import settle as _settle
+from daskpad.store.writing.tile_plans import TilePlan
 from daskpad.strategies import pad_cases
 from daskpad.testing.reference import DTYPES, _interior, _widths_of
 
@@ -121,7 +121,7 @@ def test_plan_streams_plain_groups_and_counts_the_halo_of_encoded_ones():
         }
     )
     with dask.config.set(num_workers=1):
-        plan = _tiling.plan(ds, {"x"}, budget=1200 * 8)
+        plan = _tiling.tiling_for(ds, {"x"}, budget=1200 * 8)
         (uv, shape_uv), (wg, shape_w) = plan.shapes
         assert uv.names == ("u", "v") and uv.block_bytes == 1200
         # streamed: nothing handed on (not padded), one face of 4 blocks
@@ -132,7 +132,7 @@ def test_plan_streams_plain_groups_and_counts_the_halo_of_encoded_ones():
         # encoded, x padded: a tile of k blocks along x reads k + 1; t is not: 5 x 3 blocks
         assert wg.names == ("w",) and wg.dims == ("t", "x") and shape_w == (5, 3)
         assert plan.whole
-        small = _tiling.plan(ds, {"x"}, budget=20 * 4)  # (w: 20-byte blocks)
+        small = _tiling.tiling_for(ds, {"x"}, budget=20 * 4)  # (w: 20-byte blocks)
         assert dict(small.shapes)[wg] == (2, 1)  # 2 x (1 + 1) blocks
         assert small.ntiles == 4 * 3 + 3 * 3 and not small.whole
 
@@ -192,10 +192,10 @@ def test_tiled_write_holds_at_most_a_tile(tmp_path, scheduler, mode):
     # rows of 4 blocks (61% of each, at most) and one face of 4 blocks; it reads 5 x 5
     # input blocks
     budget = 9 * block_bytes
-    plan = _tiling.plan(ds, {"y", "x"}, budget)
+    plan = _tiling.tiling_for(ds, {"y", "x"}, budget)
     assert plan.shapes[0][1] == (4, 4) and plan.ntiles == 16  # 13 x 13 output blocks
     with dask.config.set(scheduler=scheduler):
-        _tiles.write_tiled(ds, tmp_path / "tiled.zarr", plan, False, False, zarr_format=3)
+        TilePlan(plan, 0, ds=ds).write(tmp_path / "tiled.zarr", consolidated=False, zarr_format=3)
     gc.collect()
     peak, made = source.peak, source.made
     expected = np.pad(x.compute(), w, mode)
@@ -228,9 +228,9 @@ def test_tiled_write_keeps_metadata_and_consolidates_v2(tmp_path):
     for fmt in (2, 3):
         whole, tiled = tmp_path / f"whole{fmt}.zarr", tmp_path / f"tiled{fmt}.zarr"
         padded.to_zarr(whole, zarr_format=fmt, consolidated=fmt == 2)
-        plan = _tiling.plan(padded, {"x"}, budget=16)  # under a block: one per tile
+        plan = _tiling.tiling_for(padded, {"x"}, budget=16)  # under a block: one per tile
         assert plan.ntiles > 10
-        _tiles.write_tiled(padded, tiled, plan, False, fmt == 2, zarr_format=fmt)
+        TilePlan(plan, 0, ds=padded).write(tiled, consolidated=fmt == 2, zarr_format=fmt)
         got = xr.open_zarr(tiled, consolidated=fmt == 2)
         xr.testing.assert_identical(got.load(), xr.open_zarr(whole, consolidated=fmt == 2).load())
         assert got.v.encoding["chunks"] == (4, 4)
@@ -245,13 +245,13 @@ def test_tiled_write_of_scalars_and_empty_dims(tmp_path):
             "v": (("x",), da.arange(20, chunks=5)),
         }
     )
-    plan = _tiling.plan(ds, {"x"}, budget=30)  # under a block of v: one per tile
+    plan = _tiling.tiling_for(ds, {"x"}, budget=30)  # under a block of v: one per tile
     assert not plan.whole and {g.names for g, _ in plan.shapes} == {
         ("scalar",),
         ("empty",),
         ("v",),
     }
-    _tiles.write_tiled(ds, tmp_path / "t.zarr", plan, False, False, zarr_format=3)
+    TilePlan(plan, 0, ds=ds).write(tmp_path / "t.zarr", consolidated=False, zarr_format=3)
     got = xr.open_zarr(tmp_path / "t.zarr", consolidated=False).load()
     xr.testing.assert_identical(got, ds.compute())
 

@@ -1,12 +1,11 @@
-"""The tiling plan of a tiled store: which output blocks each computation writes, so that
-what it reads fits a memory budget, and how each variable is written. Arithmetic on chunks
-and sizes (nothing is written): :func:`plan` takes a padded dataset and the budget and
-gives, per group of variables, the tile shape, the variables written by streamed writes
-and the blocks each variable was made of (its source, what the writer reads);
-:func:`plan_dataset` does that for xarray's writer from ``memory=``, the variables first
-laid out in chunks zarr can store, and :func:`plan_array` for one dask array. The writers
-(:mod:`daskpad.store.tiles`) take the plan and call nothing here; nothing here imports
-them."""
+"""The tiles of a write on zarr's regular grid: which output blocks each computation
+writes, so that what it reads fits a memory budget, and how each variable is written.
+Arithmetic on chunks and sizes (nothing is written): :func:`tiling_for` takes a dataset in
+chunks zarr can store and the budget and gives, per group of variables, the tile shape,
+the variables written by streamed writes and the blocks each variable was made of (its
+source, what the writer reads); :func:`array_tiling` does that for one dask array. The
+writer (:class:`daskpad.store.writing.tile_plans.TilePlan`) takes the tiling; nothing here
+imports it."""
 
 from __future__ import annotations
 
@@ -19,9 +18,8 @@ from typing import Any
 import numpy as np
 
 from daskpad.core.regrid import own_grid
-from daskpad.store.planning.budget import memory_budget
 from daskpad.store.planning.ownership import handed_bytes
-from daskpad.store.planning.zarr_chunks import needs_encoding, storable
+from daskpad.store.planning.zarr_chunks import needs_encoding
 
 Chunks = tuple[tuple[int, ...], ...]
 
@@ -127,7 +125,7 @@ def tiles(chunks: Chunks, shape: Sequence[int]) -> Iterator[tuple[slice, ...]]:
 
 
 @dataclass(frozen=True)
-class TilePlan:
+class Tiling:
     """How the dask-backed variables are written: per group, its tile shape; per variable
     of one dimension or more, its source: the dask array of the blocks it was made of
     (:func:`daskpad.core.regrid.own_grid`), which a streamed write reads, each block once."""
@@ -158,7 +156,7 @@ class TilePlan:
                 yield g, dict(zip(g.dims, slices))
 
 
-def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> TilePlan:
+def tiling_for(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Tiling:
     """Tiles for writing ``ds`` holding about ``budget`` bytes of input at once.
 
     A group of variables written as they are goes through streamed writes
@@ -182,33 +180,7 @@ def plan(ds: Any, padded_dims: Collection[Hashable], budget: int) -> TilePlan:
         else:
             shape = tile_shape(numblocks, [int(f) for f in faces], g.block_bytes, budget)
         out.append((g, shape))
-    return TilePlan(tuple(out), sources)
-
-
-@dataclass(frozen=True)
-class DatasetPlan:
-    """How xarray's writer stores a dataset on zarr's regular grid (:func:`plan_dataset`):
-    ``ds`` with its dask-backed variables in chunks zarr can store (:func:`storable`), and
-    its tiles (:func:`plan`)."""
-
-    ds: Any
-    tiling: TilePlan
-
-
-def plan_dataset(ds: Any, memory: int | str | None, regular: bool = True) -> DatasetPlan | None:
-    """How ``ds`` is written within ``memory`` bytes (:func:`memory_budget`, checked for
-    any grid): its dask-backed variables laid out in :func:`storable_chunks`, tiled over
-    all its dimensions (:func:`plan`). None unless ``regular``: on a rectilinear grid each
-    block is one chunk, written whole by one task, with no tiles."""
-    budget = memory_budget(memory)
-    if not regular:
-        return None
-    ds = ds.copy(deep=False)
-    for var in ds.variables.values():
-        if var.chunks is not None:
-            var.data = storable(var.data)  # zarr's chunks: regular along every dimension
-    everything = {d for v in ds.variables.values() for d in v.dims}
-    return DatasetPlan(ds, plan(ds, everything, budget))
+    return Tiling(tuple(out), sources)
 
 
 def handed_share(blocks: Chunks, chunks: Chunks) -> float:
@@ -219,25 +191,10 @@ def handed_share(blocks: Chunks, chunks: Chunks) -> float:
     return handed_bytes(blocks, chunks, 1) / size if size else 0.0
 
 
-@dataclass(frozen=True)
-class ArrayPlan:
-    """How one dask array is written (:func:`plan_array`): ``x`` in chunks zarr can store
-    (:func:`storable`), zarr's chunk shape, the element slices of each tile, the bytes a
-    tile may hold, and the source: the blocks ``x`` was made of
-    (:func:`daskpad.core.regrid.own_grid`), which the write reads, each once."""
-
-    x: Any
-    chunk_shape: tuple[int, ...]
-    regions: tuple[tuple[slice, ...], ...]
-    budget: int
-    source: Any
-
-
-def plan_array(x: Any, memory: int | str | None) -> ArrayPlan:
-    """The tiles of a streamed write of the dask array ``x`` holding about ``memory``
-    bytes (:func:`memory_budget`), in zarr chunks ``x``'s where zarr can store them."""
-    budget = memory_budget(memory)
-    x = storable(x)
+def array_tiling(x: Any, budget: int) -> Tiling:
+    """The tiles of a streamed write of the dask array ``x`` (in chunks zarr can store)
+    holding about ``budget`` bytes: one group, its axes named by their numbers, its one
+    variable named ``""``."""
     chunks = tuple(tuple(int(c) for c in cs) for cs in x.chunks)
     numblocks = [len(c) for c in chunks]
     block_bytes = math.prod(max(c, default=0) for c in chunks) * x.dtype.itemsize
@@ -245,5 +202,5 @@ def plan_array(x: Any, memory: int | str | None) -> ArrayPlan:
     handed = handed_share(source.chunks, chunks)
     faces = [n > 1 for n in numblocks]
     shape = streamed_tile_shape(numblocks, faces, block_bytes, handed, budget)
-    chunk_shape = tuple(max(max(c, default=1), 1) for c in chunks)
-    return ArrayPlan(x, chunk_shape, tuple(tiles(chunks, shape)), budget, source)
+    group = Group(("",), tuple(range(x.ndim)), chunks, block_bytes, ("",))
+    return Tiling(((group, shape),), {"": source})

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from daskpad._compat.graphs import (
@@ -89,6 +89,25 @@ def step(bar: TileProgress | None) -> Iterator[None]:
     with bar.callback():
         yield
     bar.tile_done()
+
+
+def compute_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
+    """Compute each job (a list of dask collections writing one tile) in its own
+    computation: a tile's input is released before the next tile starts; with
+    ``progress``, one bar over the ``ntiles`` tiles.
+
+    It runs on the default scheduler, a distributed client's cluster when there is one.
+    There each tile's tasks get keys of their own (:func:`fresh_keys`): neighbouring tiles
+    read the same input blocks, and a graph that names keys the scheduler is still
+    releasing from the previous tile can fail in distributed's scheduler (a KeyError for an
+    input key, distributed 2026.8; dask/dask#9888).
+    """
+    bar = TileProgress(ntiles) if progress else None
+    for writes in jobs:
+        with step(bar):
+            compute_apart(writes)
+    if bar is not None:
+        bar.finish()
 
 
 def compute_apart(collections: Sequence[Any]) -> Sequence[Any]:

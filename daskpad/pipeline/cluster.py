@@ -1,6 +1,7 @@
-"""The command on a dask.distributed cluster: connecting to one (``--scheduler``,
-``--scheduler-file``) or starting one (``--workers``), and stopping a run there without
-losing data: the tasks still running are waited for before what they write is removed."""
+"""Where a store's padding computes: local threads, or a dask.distributed cluster it
+connects to (a scheduler's address or file) or starts (local worker processes); with
+progress bars; and a run stopped there without losing data: the tasks still running are
+waited for before what they write is removed."""
 
 from __future__ import annotations
 
@@ -8,18 +9,24 @@ import contextlib
 import logging
 import os
 import socket
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from daskpad._compat.libraries import split_address
+from daskpad._compat.libraries import (
+    rectilinear_grids,
+    rectilinear_support,
+    set_rectilinear_grids,
+    split_address,
+)
 from daskpad._compat.schedulers import tasks_running
-from daskpad.cli.errors import CliError
-from daskpad.cli.request import Request
-from daskpad.cli.stops import held_while
+from daskpad.pipeline.options import PadOptions
+from daskpad.pipeline.refusals import Refused
 from daskpad.store.places.commit import own_threads
-from daskpad.store.writing.settle import run_tag
+from daskpad.store.stops import held_while
+from daskpad.store.writing.settle import fresh_keys, run_tag
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ def stopping_first(cluster: Cluster | None) -> Iterator[None]:
     command's own (``cluster`` None): their running tasks are waited for
     (:func:`daskpad.store.places.commit.own_threads`). A local cluster the command started
     (``--workers``): closed, its workers with it. An external cluster's tasks are cancelled
-    with their futures (:func:`daskpad.cli.io.compute_with_progress`)."""
+    with their futures (:func:`compute_with_progress`)."""
     if cluster is None:
         with own_threads():
             yield
@@ -78,42 +85,42 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
 
 
 @contextlib.contextmanager
-def cluster_for_run(request: Request) -> Iterator[Cluster | None]:
+def cluster_for_run(options: PadOptions) -> Iterator[Cluster | None]:
     """The cluster of ``--scheduler``, ``--scheduler-file`` or ``--workers`` for the run's
     length, else None (local threads). Its client is closed at the end (with it the
     cluster the command started), and the log levels and environment the command quieted
     while it ran are restored."""
-    if request.scheduler is None and request.workers is None and request.scheduler_file is None:
+    if options.scheduler is None and options.workers is None and options.scheduler_file is None:
         yield None
         return
     try:
         from distributed import Client
     except ImportError:
-        raise CliError(
+        raise Refused(
             "--scheduler, --scheduler-file and --workers need dask.distributed "
             "(pip install distributed)"
         ) from None
     with _quiet_logs():
-        cluster = _cluster(Client, request)
+        cluster = _cluster(Client, options)
         try:
             yield cluster
         finally:
             cluster.client.close()
 
 
-def _cluster(client: Any, request: Request) -> Cluster:
+def _cluster(client: Any, options: PadOptions) -> Cluster:
     """A client of the cluster ``request`` names, or of a local one started for it."""
-    if request.scheduler_file is not None:
-        address = _address_in(request.scheduler_file)
-        what = f"--scheduler-file {request.scheduler_file} (scheduler {address})"
-        return Cluster(_connect(client, address, request.scheduler_timeout, what), own=False)
-    if request.scheduler is not None:
-        return Cluster(_connect(client, request.scheduler, request.scheduler_timeout), own=False)
+    if options.scheduler_file is not None:
+        address = _address_in(options.scheduler_file)
+        what = f"--scheduler-file {options.scheduler_file} (scheduler {address})"
+        return Cluster(_connect(client, address, options.scheduler_timeout, what), own=False)
+    if options.scheduler is not None:
+        return Cluster(_connect(client, options.scheduler, options.scheduler_timeout), own=False)
     # a local cluster: no dashboard port to fight over, and the same quiet workers;
     # Ctrl-C or SIGTERM while the workers start: acted on once they are up (closed)
     started = held_while(
         lambda: client(
-            n_workers=request.workers,
+            n_workers=options.workers,
             threads_per_worker=1,
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,
@@ -171,18 +178,16 @@ def _address_in(path: str) -> str:
         with open(path) as f:
             address = json.load(f)["address"]
     except FileNotFoundError:
-        raise CliError(f"{what}: no such file") from None
+        raise Refused(f"{what}: no such file") from None
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise CliError(
-            f"{what}: not a dask scheduler file (JSON with an address): {e!r}"
-        ) from None
+        raise Refused(f"{what}: not a dask scheduler file (JSON with an address): {e!r}") from None
     if not isinstance(address, str):
-        raise CliError(f"{what}: its address is {address!r}, not a string")
+        raise Refused(f"{what}: its address is {address!r}, not a string")
     return address
 
 
 def _connect(client: Any, address: str, timeout: float, what: str | None = None) -> Any:
-    """A Client of the scheduler at ``address``, or a CliError naming ``--scheduler``
+    """A Client of the scheduler at ``address``, or a Refused naming ``--scheduler``
     within about ``timeout`` seconds: a malformed address or a refused connection at once
     (distributed itself would retry until its timeout)."""
     what = what or f"--scheduler {address}"
@@ -194,7 +199,7 @@ def _connect(client: Any, address: str, timeout: float, what: str | None = None)
             if not host or port is None:
                 raise ValueError(f"expected HOST:PORT, got {address!r}")
     except (ValueError, TypeError) as e:
-        raise CliError(
+        raise Refused(
             f"{what} is malformed: {e}; expected an address like tcp://HOST:8786"
         ) from None
     if protocol in ("tcp", "tls"):
@@ -202,8 +207,64 @@ def _connect(client: Any, address: str, timeout: float, what: str | None = None)
             socket.create_connection((host, port), timeout=timeout).close()
         except OSError as e:
             reason = "timed out" if isinstance(e, TimeoutError) else str(e)
-            raise CliError(f"{what}: no dask scheduler answers there {wait}: {reason}") from None
+            raise Refused(f"{what}: no dask scheduler answers there {wait}: {reason}") from None
     try:
         return client(address, timeout=timeout)
     except Exception as e:  # distributed raises OSError, TimeoutError and others
-        raise CliError(f"{what}: cannot connect {wait}: {type(e).__name__}: {e}") from None
+        raise Refused(f"{what}: cannot connect {wait}: {type(e).__name__}: {e}") from None
+
+
+def rectilinear_readable() -> contextlib.AbstractContextManager[Any]:
+    """A context in which this process reads (and writes) zarr's rectilinear chunk grids,
+    where zarr-python can."""
+    return rectilinear_grids() if rectilinear_support() is None else contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def workers_reading_rectilinear(cluster: Cluster) -> Iterator[None]:
+    """While a run uses ``cluster``, its workers read and write zarr's rectilinear chunk
+    grids where zarr-python can; on a cluster the run did not start, those that had the
+    grids off have them off again after."""
+    if rectilinear_support() is not None:
+        yield
+        return
+    was = cluster.client.run(set_rectilinear_grids, True)
+    try:
+        yield
+    finally:
+        off = [worker for worker, on in was.items() if not (cluster.own or on)]
+        if off:
+            with contextlib.suppress(Exception):  # (a worker gone meanwhile)
+                cluster.client.run(set_rectilinear_grids, False, workers=off)
+
+
+def compute_with_progress(collections: list[Any], client: Any, progress: bool) -> None:
+    """Compute ``collections`` locally (dask's ProgressBar) or on ``client``
+    (distributed's), the bar on stderr."""
+    if not collections:
+        return
+    if client is None:
+        from dask.base import compute
+        from dask.diagnostics.progress import ProgressBar
+
+        if progress:
+            with ProgressBar(out=sys.stderr):
+                compute(*collections)
+        else:
+            compute(*collections)
+        return
+
+    # the optimised graph under keys of this run's own, submitted as it is: a stopped run
+    # knows which of the cluster's tasks are its own (:func:`stopping_first` waits for them)
+    futures = client.get(*fresh_keys(collections), sync=False)
+    try:
+        if progress:
+            from distributed import progress as distributed_progress
+
+            with contextlib.redirect_stdout(sys.stderr):  # its bar prints to stdout
+                distributed_progress(futures)
+                print(flush=True)
+        client.gather(futures)
+    except BaseException:
+        client.cancel(futures)
+        raise

@@ -1,0 +1,98 @@
+"""The one metadata writer of every plan: a new zarr store's documents, written before any
+chunk, then edited where the plan's grid or copied codecs differ from what was written.
+
+A dataset's documents are xarray's (:func:`dataset_documents`: attributes, dimension names,
+encodings, fill values, the in-memory variables' values), a bare array's zarr's
+(:func:`array_documents`). A dask-backed variable stands in as an empty dask array
+(:func:`empty_stand_in`) wherever its values are written by daskpad, so that xarray builds
+no write of its own for it; a plan then rewrites each array's document
+(:func:`rewrite_documents`): a rectilinear chunk grid, or the codecs, fill value and data
+type that read the input's copied objects.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from daskpad._compat.libraries import get_document, put_documents
+from daskpad.store.objects.sources import key
+
+if TYPE_CHECKING:
+    import dask.array as da
+    import xarray as xr
+    import zarr
+
+#: an edit of one array's zarr v3 document, in place
+Edit = Callable[[dict[str, Any]], None]
+
+
+def empty_stand_in(var: xr.Variable | da.Array, regular: bool = True) -> da.Array:
+    """An empty dask array of ``var``'s shape and dtype, in ``var``'s chunks or (with
+    ``regular``) on a regular grid of its largest blocks: what xarray writes an array's
+    metadata from, with nothing to compute (zarr wants a regular grid, which a plan may
+    then make rectilinear)."""
+    import dask.array as da
+
+    assert var.chunks is not None  # (dask-backed)
+    chunks: tuple[int, ...] | tuple[tuple[int, ...], ...] = tuple(
+        tuple(int(c) for c in cs) for cs in var.chunks
+    )
+    if regular:
+        chunks = tuple(max(max(c, default=1), 1) for c in var.chunks)
+    empty: da.Array = da.empty(var.shape, chunks=chunks, dtype=var.dtype)
+    return empty
+
+
+def dataset_documents(
+    ds: xr.Dataset,
+    store: Any,
+    stand_ins: Mapping[Hashable, da.Array],
+    edits: Mapping[Hashable, Edit] | None = None,
+    **kwargs: Any,
+) -> zarr.Group:
+    """xarray writes the documents of ``ds`` and its in-memory variables into the new
+    ``store`` (``kwargs`` go to its ``to_zarr``), each variable named in ``stand_ins``
+    written from its stand-in; then each array named in ``edits`` has its document
+    edited. Returns the store's root group, open for writing."""
+    import zarr
+
+    shown = ds.copy(deep=False)
+    for name, data in stand_ins.items():
+        shown.variables[name].data = data
+    shown.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
+    if edits:
+        rewrite_documents(store, edits)
+    return zarr.open_group(store, mode="r+")
+
+
+def array_documents(
+    x: da.Array,
+    store: Any,
+    chunks: tuple[int, ...],
+    edit: Edit | None = None,
+    **kwargs: Any,
+) -> zarr.Array[Any]:
+    """zarr writes the document of a new array of ``x``'s shape and dtype in ``chunks``
+    into ``store`` (``kwargs`` go to :func:`zarr.create_array`); then ``edit`` edits it.
+    Returns the array, open for writing."""
+    import zarr
+
+    z = zarr.create_array(store, shape=x.shape, dtype=x.dtype, chunks=chunks, **kwargs)
+    if edit is None:
+        return z
+    rewrite_documents(store, {"": edit})
+    return zarr.open_array(store, mode="r+")
+
+
+def rewrite_documents(store: Any, edits: Mapping[Hashable, Edit]) -> None:
+    """Edit, in place, the zarr v3 array document of each array named in ``edits`` (the
+    root array for an empty name), and write them back into ``store``."""
+    documents = []
+    for name, edit in edits.items():
+        where = key(name, "zarr.json")
+        doc = json.loads(get_document(store, where) or b"{}")
+        edit(doc)
+        documents.append((where, json.dumps(doc, indent=2).encode()))
+    put_documents(store, documents)
