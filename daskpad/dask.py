@@ -34,14 +34,14 @@ _USAGE = "Usage:   da.map_overlap(function, x)\n   or:   da.map_overlap(function
 
 
 def map_overlap(
-    func: Callable[..., Any],
+    func: Callable[..., object],
     *args: Any,
-    depth: Any = None,
-    boundary: Any = None,
+    depth: object = None,
+    boundary: object = None,
     trim: bool = True,
     align_arrays: bool = True,
     allow_rechunk: bool = True,
-    mode: Any = None,
+    mode: object = None,
     **kwargs: Any,
 ) -> da.Array:
     """:func:`dask.array.map_overlap`, dask's words and signature, numpy.pad's result at
@@ -123,7 +123,7 @@ def map_overlap(
     )
 
 
-def dask_words(boundary: Any) -> Any:
+def dask_words(boundary: object) -> object:
     """dask's ``boundary`` for one array (a word, a number, a tuple or a dict per axis)
     in :func:`daskpad.map_overlap`'s words: ``"reflect"`` is ``"dask:reflect"``,
     ``None`` and the axes a dict does not name are ``"dask:none"``."""

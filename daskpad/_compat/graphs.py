@@ -17,13 +17,18 @@ import itertools
 import operator
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
+from dask.delayed import Delayed
 from dask.highlevelgraph import Layer
-from dask.typing import Key
+from dask.layers import ArrayBlockIdDep as ArrayBlockIdDep  # (chunk_index's, for core.grid)
+from dask.typing import Graph, Key
+
+if TYPE_CHECKING:
+    from dask._task_spec import Alias, GraphNode, Task
 
 Chunks = tuple[tuple[int, ...], ...]
 #: Where a block comes from: the key of the block a picked array's block ``index`` is.
@@ -44,7 +49,7 @@ def query_planning() -> bool:
 # --------------------------------------------------------------------------------------
 
 
-class LazyLayer(Mapping[Hashable, Any]):
+class LazyLayer(Mapping[Hashable, object]):
     """A graph layer over a block grid whose tasks are made on demand by ``make(index)``;
     ``laid_out_from``: see :func:`daskpad._compat.layouts.laid_out_from`."""
 
@@ -52,7 +57,7 @@ class LazyLayer(Mapping[Hashable, Any]):
         self,
         name: str,
         numblocks: Sequence[int],
-        make: Callable[..., Any],
+        make: Callable[[tuple[int, ...]], object],
         laid_out_from: da.Array | None = None,
     ):
         self.name = name
@@ -60,7 +65,7 @@ class LazyLayer(Mapping[Hashable, Any]):
         self.make = make
         self.laid_out_from = laid_out_from
 
-    def __getitem__(self, key: Hashable) -> Any:
+    def __getitem__(self, key: Hashable) -> object:
         if not (
             isinstance(key, tuple)
             and len(key) == len(self.numblocks) + 1
@@ -80,20 +85,20 @@ class LazyLayer(Mapping[Hashable, Any]):
     def __len__(self) -> int:
         return int(np.prod(self.numblocks, dtype=np.int64))
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[object, ...]:
         # the task-making closure does not pickle; what it makes does (and anything that
         # pickles a graph is about to materialise it anyway)
         return (dict, (dict(self),))
 
 
-class SparseLazyLayer(Mapping[Hashable, Any]):
+class SparseLazyLayer(Mapping[Hashable, object]):
     """A graph layer of keys ``(name, *ints)`` that ``keys()`` lists and ``make(ints)``
     turns into tasks on demand (raising ``KeyError`` for any other)."""
 
     def __init__(
         self,
         name: str,
-        make: Callable[[tuple[int, ...]], Any],
+        make: Callable[[tuple[int, ...]], object],
         keys: Callable[[], Iterator[tuple[int, ...]]],
     ):
         self.name = name
@@ -106,7 +111,7 @@ class SparseLazyLayer(Mapping[Hashable, Any]):
             self._listed = tuple((self.name, *index) for index in self.keys_())
         return self._listed
 
-    def __getitem__(self, key: Hashable) -> Any:
+    def __getitem__(self, key: Hashable) -> object:
         if not (
             isinstance(key, tuple)
             and key[:1] == (self.name,)
@@ -121,17 +126,17 @@ class SparseLazyLayer(Mapping[Hashable, Any]):
     def __len__(self) -> int:
         return len(self._keys())
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[object, ...]:
         return (dict, (dict(self),))
 
 
 def lazy_array(
     name: str,
     chunks: Chunks,
-    make: Callable[[tuple[int, ...]], Any],
+    make: Callable[[tuple[int, ...]], object],
     dependencies: Sequence[da.Array],
-    meta: Any,
-    below: Mapping[str, Mapping[Hashable, Any]] | None = None,
+    meta: object,
+    below: Mapping[str, Mapping[Hashable, object]] | None = None,
     reads: Mapping[str, Collection[str]] | None = None,
     laid_out_from: da.Array | None = None,
 ) -> da.Array:
@@ -182,11 +187,11 @@ class Shifted:
         """Whether block ``index`` of the grid is one of ``name``'s, as it is."""
         return all(map(operator.le, self.first, index)) and all(map(operator.lt, index, self.stop))
 
-    def key(self, index: tuple[int, ...]) -> Hashable:
+    def key(self, index: tuple[int, ...]) -> tuple[str, Unpack[tuple[int, ...]]]:
         """The key of ``name``'s block at block ``index`` of the grid (one it holds)."""
         return (self.name, *map(operator.sub, index, self.first))
 
-    def aliases(self, name: str) -> Iterator[tuple[Hashable, Any]]:
+    def aliases(self, name: str) -> Iterator[tuple[Key, Alias]]:
         """``(key, Alias)`` of every block of the grid ``name`` within the shifted part
         (the grid's indices and ``self.name``'s counted side by side, not subtracted per
         block: 10^6 of them are made whenever the interior is materialised)."""
@@ -195,8 +200,8 @@ class Shifted:
         grid = itertools.product(*map(range, self.first, self.stop))
         own = itertools.product(*map(range, map(operator.sub, self.stop, self.first)))
         for index, at in zip(grid, own):
-            key = (name, *index)
-            yield key, Alias(key, (self.name, *at))  # type: ignore[arg-type]
+            key: Key = (name, *index)
+            yield key, Alias(key, (self.name, *at))
 
     def outside(self, grid: Sequence[int]) -> Iterator[tuple[int, ...]]:
         """The blocks of ``grid`` outside the shifted part, each once (by the first axis
@@ -209,17 +214,17 @@ class Shifted:
 
 def aliases_of(
     name: str, blocks: Iterable[tuple[int, ...]], source: KeyOf
-) -> Iterator[tuple[Hashable, Any]]:
+) -> Iterator[tuple[Key, Alias]]:
     """``(key, Alias)`` of each block of the grid ``name`` in ``blocks``: dask's alias of
     the key ``source`` gives for it."""
     from dask._task_spec import Alias
 
     for b in blocks:
-        key = (name, *b)
+        key: Key = (name, *b)
         yield key, Alias(key, source(b))  # type: ignore[arg-type]
 
 
-def shipped_aliases(name: str, shifted: Shifted, outside: dict[Hashable, Any]) -> Any:
+def shipped_aliases(name: str, shifted: Shifted, outside: dict[Key, Alias]) -> Layer:
     """A picked layer as a scheduler gets it: its aliases, those of the shifted part made
     here from ``shifted`` rather than shipped one by one."""
     from dask.highlevelgraph import MaterializedLayer
@@ -236,7 +241,7 @@ def picked_array(
     *,
     source: KeyOf,
     dependencies: Sequence[da.Array],
-    meta: Any,
+    meta: object,
     shifted: Shifted | None = None,
 ) -> da.Array:
     """A classic-graph array named ``name`` whose block ``index`` is the block under key
@@ -286,7 +291,7 @@ class _PickedLayer(Layer):
     def __init__(self, pick: _Pick):
         super().__init__()
         self.pick = pick
-        self._all: dict[Hashable, Any] | None = None
+        self._all: dict[Key, Alias] | None = None
 
     def _index(self, key: object) -> tuple[int, ...] | None:
         """The block index of ``key``, or None where ``key`` is not one of the layer's."""
@@ -298,10 +303,10 @@ class _PickedLayer(Layer):
             return None
         return tuple(int(i) for i in index)
 
-    def _made(self) -> dict[Hashable, Any]:
+    def _made(self) -> dict[Key, Alias]:
         if self._all is None:
             p = self.pick
-            dsk: dict[Hashable, Any] = {}
+            dsk: dict[Key, Alias] = {}
             blocks: Iterable[tuple[int, ...]] = itertools.product(*map(range, p.grid))
             with _collector_paused():
                 if p.shifted is not None:
@@ -311,7 +316,7 @@ class _PickedLayer(Layer):
             self._all = dsk
         return self._all
 
-    def __getitem__(self, key: Hashable) -> Any:
+    def __getitem__(self, key: Key) -> Alias:
         if self._all is not None:
             # materialised: dask's dict(layer) asks for every key it has just iterated
             # over, so a key the layer made itself is answered from its dict (another
@@ -359,7 +364,7 @@ class _PickedLayer(Layer):
         deps = {k: set(alias.dependencies) for k, alias in out.items()}
         return MaterializedLayer(out, annotations=self.annotations), deps
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[object, ...]:
         # what picks the keys does not pickle; the aliases it makes do, those of the
         # shifted part (the interior) as the few numbers that make them
         from dask.highlevelgraph import MaterializedLayer
@@ -384,7 +389,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def task(key: Hashable, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+def task(key: Hashable, func: Callable[..., object], /, *args: object, **kwargs: Any) -> Task:
     """The task computing ``func(*args, **kwargs)`` under ``key``, the arguments taken as
     values (a task reading other keys is written as dask's tuple ``(func, key, ...)``)."""
     from dask._task_spec import Task
@@ -392,7 +397,7 @@ def task(key: Hashable, func: Callable[..., Any], /, *args: Any, **kwargs: Any) 
     return Task(key, func, *args, **kwargs)
 
 
-def chunk_index(n: int) -> Any:
+def chunk_index(n: int) -> ArrayBlockIdDep:
     """A ``blockwise`` argument of ``n`` chunks of one that hands the task of chunk ``i``
     the index ``(i,)``, in both graph modes: dask's block-id dependency, which is no task
     at all (``blockwise`` takes it with ``align_arrays=False``). A task per chunk would be
@@ -400,8 +405,6 @@ def chunk_index(n: int) -> Any:
     dask's ordering slow for thousands of chunks), and a dependency that stops dask's
     linear fusion at every pad block: a statistic's task could not join the pad block
     made from it."""
-    from dask.layers import ArrayBlockIdDep
-
     return ArrayBlockIdDep(((1,) * n,))
 
 
@@ -410,21 +413,21 @@ def chunk_index(n: int) -> Any:
 # --------------------------------------------------------------------------------------
 
 
-def renamed(dsk: Mapping[Any, Any], suffix: str) -> tuple[dict[Hashable, Any], Any]:
+def renamed(dsk: Graph, suffix: str) -> tuple[dict[Key, GraphNode], Callable[[Hashable], Key]]:
     """The graph ``dsk`` (any form dask accepts) with every key renamed by appending
     ``suffix`` to its name, and the renaming function for keys."""
     from dask._task_spec import convert_legacy_graph
 
     graph = convert_legacy_graph(dict(dsk))
-    names: dict[str, str] = {}
+    names: dict[Hashable, str] = {}
 
-    def new_name(name: Any) -> Any:
+    def new_name(name: Hashable) -> str:
         new = names.get(name)
         if new is None:
             new = names[name] = f"{name}-{suffix}"
         return new
 
-    def rename(key: Any) -> Any:  # (not recursive: a closure calling itself is a cycle)
+    def rename(key: Hashable) -> Key:  # (not recursive: a closure calling itself is a cycle)
         return (new_name(key[0]), *key[1:]) if isinstance(key, tuple) else new_name(key)
 
     subs = {key: rename(key) for key in graph}
@@ -454,7 +457,7 @@ def copy_of(x: da.Array, suffix: str) -> da.Array:
     return da.Array(layered, name, x.chunks, meta=meta)
 
 
-def optimized_graph(collections: Sequence[Any]) -> tuple[Mapping[Hashable, Any], list[Any]]:
+def optimized_graph(collections: Sequence[object]) -> tuple[Graph, list[Hashable]]:
     """The graph computing ``collections``, optimised as ``dask.compute`` does, and the
     keys of their results in order."""
     from dask.base import collections_to_expr
@@ -469,7 +472,7 @@ def optimized_graph(collections: Sequence[Any]) -> tuple[Mapping[Hashable, Any],
 # --------------------------------------------------------------------------------------
 
 
-def layer_dependencies(x: Any) -> Mapping[str, set[str]] | None:
+def layer_dependencies(x: da.Array) -> Mapping[str, set[str]] | None:
     """Which layers each layer of ``x``'s graph reads, or None for a graph without layers
     (query planning, or a plain mapping)."""
     from dask.highlevelgraph import HighLevelGraph
@@ -504,7 +507,7 @@ def marked(x: da.Array, mark: str) -> da.Array:
     )
 
 
-def marked_layers(x: Any, mark: str) -> set[str] | None:
+def marked_layers(x: da.Array, mark: str) -> set[str] | None:
     """The layers of ``x``'s graph that carry ``mark`` (:func:`marked`), or None for a graph
     without layers."""
     from dask.highlevelgraph import HighLevelGraph
@@ -526,15 +529,13 @@ def layer_keys(x: Any, name: str) -> list[Hashable]:
     return list(x.__dask_graph__().layers[name].get_output_keys())
 
 
-def key_values(x: Any, name: str, keys: Sequence[Hashable]) -> list[Any]:
+def key_values(x: da.Array, name: str, keys: Sequence[Hashable]) -> list[Delayed]:
     """Delayed objects computing ``keys`` of layer ``name`` of ``x``'s graph."""
-    from dask.delayed import Delayed
-
     graph = x.__dask_graph__()
     return [Delayed(key, graph, layer=name) for key in keys]
 
 
-def with_values(x: Any, layers: Mapping[str, Mapping[Hashable, Any]]) -> Any:
+def with_values(x: Any, layers: Mapping[str, Mapping[Hashable, object]]) -> Any:
     """``x`` with layers of its (layered) graph replaced by the given values of their keys
     (layers then without dependencies)."""
     from dask.highlevelgraph import HighLevelGraph, MaterializedLayer

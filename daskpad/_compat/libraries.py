@@ -6,7 +6,16 @@ module alone. distributed and zarr are optional: each is imported when its funct
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    import numpy as np
+    import numpy.typing as npt
+    from fsspec import AbstractFileSystem
+    from zarr.abc.store import Store
+    from zarr.core.common import JSON
 
 
 def minimum_chunks(depth: int, chunks: Sequence[int]) -> tuple[int, ...]:
@@ -41,7 +50,7 @@ def process_memory_limit() -> int | None:
     return int(memory_limit())
 
 
-def put_documents(store: Any, documents: Sequence[tuple[str, bytes]]) -> None:
+def put_documents(store: Store, documents: Sequence[tuple[str, bytes]]) -> None:
     """Write ``(key, bytes)`` into the zarr v3 ``store`` in order, synchronously, with
     zarr's default buffer (``zarr.core.buffer``, ``zarr.core.sync``)."""
     from zarr.core.buffer import default_buffer_prototype
@@ -52,7 +61,7 @@ def put_documents(store: Any, documents: Sequence[tuple[str, bytes]]) -> None:
         sync(store.set(key, proto.buffer.from_bytes(data)))
 
 
-def get_document(store: Any, key: str) -> bytes | None:
+def get_document(store: Store, key: str) -> bytes | None:
     """The bytes under ``key`` in the zarr ``store``, or None where there are none."""
     from zarr.core.buffer import default_buffer_prototype
     from zarr.core.sync import sync
@@ -61,7 +70,7 @@ def get_document(store: Any, key: str) -> bytes | None:
     return None if found is None else bytes(found.to_bytes())
 
 
-def listed(store: Any, prefix: str) -> set[str]:
+def listed(store: Store, prefix: str) -> set[str]:
     """The keys of the zarr ``store`` under ``prefix``, relative to it."""
     from zarr.core.sync import sync
 
@@ -71,7 +80,7 @@ def listed(store: Any, prefix: str) -> set[str]:
     return sync(collect())
 
 
-def fsspec_call(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+def fsspec_call(fs: AbstractFileSystem, method: str, *args: object, **kwargs: object) -> Any:
     """``fs.method(*args, **kwargs)`` of an fsspec file system. A zarr ``FsspecStore``'s is
     asynchronous, with no loop of its own to run the blocking ``method`` on, and its
     sessions live on zarr's event loop: its coroutine ``_method`` runs there
@@ -83,21 +92,21 @@ def fsspec_call(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     return getattr(fs, method)(*args, **kwargs)
 
 
-def innermost(store: Any) -> Any:
+def innermost(store: Store) -> Store:
     """The store a zarr ``WrapperStore`` (or a chain of them) wraps, else ``store``."""
     while hasattr(store, "_store"):  # zarr.storage.WrapperStore keeps it there
         store = store._store
     return store
 
 
-def local_root(store: Any) -> str | None:
+def local_root(store: Store) -> str | None:
     """The directory of a zarr ``LocalStore``, else None."""
     from zarr.storage import LocalStore
 
     return str(store.root) if isinstance(store, LocalStore) else None
 
 
-def fsspec_of(store: Any) -> tuple[Any, str] | None:
+def fsspec_of(store: Store) -> tuple[AbstractFileSystem, str] | None:
     """The filesystem and root path of a zarr ``FsspecStore``, else None."""
     from zarr.storage import FsspecStore
 
@@ -121,15 +130,16 @@ def rectilinear_support() -> str | None:
     )
 
 
-def rectilinear_grids() -> Any:
+def rectilinear_grids() -> AbstractContextManager[object]:
     """A context in which zarr reads and writes rectilinear chunk grids (its experimental
     flag ``array.rectilinear_chunks``)."""
     import zarr
 
-    return zarr.config.set({"array.rectilinear_chunks": True})
+    flagged: AbstractContextManager[object] = zarr.config.set({"array.rectilinear_chunks": True})
+    return flagged
 
 
-def rectilinear_grid(chunks: Sequence[Sequence[int]]) -> dict[str, Any]:
+def rectilinear_grid(chunks: Sequence[Sequence[int]]) -> dict[str, JSON]:
     """The zarr v3 ``chunk_grid`` document of a rectilinear grid of ``chunks`` per axis."""
     return {
         "name": "rectilinear",
@@ -140,7 +150,7 @@ def rectilinear_grid(chunks: Sequence[Sequence[int]]) -> dict[str, Any]:
     }
 
 
-def regular_grid(chunk_shape: Sequence[int]) -> dict[str, Any]:
+def regular_grid(chunk_shape: Sequence[int]) -> dict[str, JSON]:
     """The zarr v3 ``chunk_grid`` document of a regular grid of ``chunk_shape``."""
     return {"name": "regular", "configuration": {"chunk_shape": [int(c) for c in chunk_shape]}}
 
@@ -155,7 +165,7 @@ def set_rectilinear_grids(on: bool) -> bool:
     return was
 
 
-def chunk_key_encoder(document: Mapping[str, Any]) -> Callable[[tuple[int, ...]], str]:
+def chunk_key_encoder(document: Mapping[str, JSON]) -> Callable[[tuple[int, ...]], str]:
     """The function naming a chunk's key (``(1, 2)`` -> ``"c/1/2"``) by the chunk key
     encoding of the zarr v3 array ``document`` describes (``zarr.core.metadata.v3``)."""
     from zarr.core.metadata.v3 import ArrayV3Metadata
@@ -166,7 +176,7 @@ def chunk_key_encoder(document: Mapping[str, Any]) -> Callable[[tuple[int, ...]]
     )
 
 
-def v3_document_of_v2(zarray: Mapping[str, Any]) -> dict[str, Any]:
+def v3_document_of_v2(zarray: Mapping[str, JSON]) -> dict[str, JSON]:
     """The zarr v3 array document that reads the chunk objects of the zarr v2 array whose
     ``.zarray`` document is ``zarray``, as zarr's own migration writes it
     (``zarr.metadata.migrate_v3``: the v2 chunk keys, a ``bytes`` codec of the dtype's
@@ -184,12 +194,12 @@ def v3_document_of_v2(zarray: Mapping[str, Any]) -> dict[str, Any]:
     if v2.fill_value is None:  # (zarr.core.chunk_utils.fill_value_or_default)
         v2 = dataclasses.replace(v2, fill_value=cast("Any", v2.dtype.default_scalar()))
     v3 = _convert_array_metadata(v2).to_buffer_dict(default_buffer_prototype())
-    return cast("dict[str, Any]", json.loads(v3["zarr.json"].to_bytes()))
+    return cast("dict[str, JSON]", json.loads(v3["zarr.json"].to_bytes()))
 
 
 def zarr_encoded(
-    block: Any, dims: Sequence[Hashable], encoding: Mapping[str, Any], name: Hashable
-) -> Any:
+    block: npt.ArrayLike, dims: Sequence[Hashable], encoding: Mapping[str, object], name: Hashable
+) -> npt.NDArray[np.generic]:
     """The numbers xarray's zarr backend stores for ``block``, a piece of a variable of
     ``dims`` with the CF ``encoding`` its store holds (units, calendar, dtype,
     scale_factor, add_offset, _FillValue; ``xarray.backends.zarr.encode_zarr_variable``,

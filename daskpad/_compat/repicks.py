@@ -20,7 +20,7 @@ def repicked_through(
     x: da.Array,
     name: str,
     indices: Collection[tuple[int, ...]],
-    func: Callable[..., Any],
+    func: Callable[..., object],
     **kwargs: Any,
 ) -> da.Array | None:
     """``x``, a picked array (:func:`picked_array`), picked again as ``name``: the blocks

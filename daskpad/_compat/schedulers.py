@@ -4,11 +4,15 @@ local schedulers' progress."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence, Sized
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dask.callbacks import Callback
+    from distributed import Client, Worker
 
 
-def distributed_scheduler(collections: Sequence[Any]) -> Callable[..., Any] | None:
+def distributed_scheduler(collections: Sequence[object]) -> Callable[..., Sequence[object]] | None:
     """The ``get`` of the distributed client that would compute ``collections`` (it takes
     a graph and its keys), or None when dask's local schedulers would."""
     from dask.base import get_scheduler
@@ -18,14 +22,14 @@ def distributed_scheduler(collections: Sequence[Any]) -> Callable[..., Any] | No
     return schedule if type(client).__module__.startswith("distributed") else None
 
 
-def distributed_client(collections: Sequence[Any]) -> Any | None:
+def distributed_client(collections: Sequence[object]) -> Client | None:
     """The distributed client that would compute ``collections``, or None when dask's
     local schedulers would."""
     schedule = distributed_scheduler(collections)
     return None if schedule is None else getattr(schedule, "__self__", None)
 
 
-def tasks_running(dask_worker: Any, tag: str) -> int:
+def tasks_running(dask_worker: Worker, tag: str) -> int:
     """On a distributed worker (``client.run``): how many tasks whose key names end with
     ``tag`` it still runs (cancelled ones included: their thread goes on), read from the
     worker's state, which is not public."""
@@ -38,16 +42,16 @@ def tasks_running(dask_worker: Any, tag: str) -> int:
     )
 
 
-def progress_callback(draw: Callable[[float], None]) -> Any:
+def progress_callback(draw: Callable[[float], None]) -> Callback:
     """A callback of dask's local schedulers calling ``draw(fraction of tasks done)`` as
     each task finishes (from the scheduler's state, which is not public)."""
     from dask.callbacks import Callback
 
     class _Tasks(Callback):
-        def _start_state(self, dsk: Any, state: Mapping[str, Any]) -> None:
+        def _start_state(self, dsk: object, state: Mapping[str, Sized]) -> None:
             self.state = state
 
-        def _posttask(self, *args: Any) -> None:
+        def _posttask(self, *args: object) -> None:
             s = self.state
             done = len(s["finished"])
             total = done + sum(len(s[k]) for k in ("ready", "waiting", "running"))

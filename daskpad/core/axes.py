@@ -11,7 +11,6 @@ first (overlap style). The interior is never touched.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import dask.array as da
 import numpy as np
@@ -48,7 +47,7 @@ def _views(
     return align
 
 
-def pad_axes(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
+def pad_axes(x: da.Array, plan: PadPlan, chunks: object = None) -> da.Array:
     """Pad every axis in numpy's order; each axis reads the result of the ones before,
     with its own mode where the plan has a mode per axis.
 

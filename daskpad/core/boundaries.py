@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from daskpad.core.per_axis import _by_axis
 from daskpad.core.registry import MODES
@@ -50,7 +49,7 @@ def meanings(
     return {lib: table[word] for lib, table in known.items() if word in table}
 
 
-def translate(boundary: Any, name: str = "boundary") -> tuple[str | None, dict[str, Any]]:
+def translate(boundary: object, name: str = "boundary") -> tuple[str | None, dict[str, object]]:
     """numpy.pad's mode (None: no pad) and keywords for ``boundary``: a word of
     :func:`names` alone where it means one mode everywhere, ``"library:word"``, or a
     number (dask's constant boundary: ``mode="constant"`` with that value). ``name`` is
@@ -94,8 +93,8 @@ def translate(boundary: Any, name: str = "boundary") -> tuple[str | None, dict[s
 
 
 def translate_each(
-    boundary: Mapping[Any, Any] | Sequence[Any], ndim: int
-) -> list[tuple[str | None, Any] | None]:
+    boundary: Mapping[int, object] | Sequence[object], ndim: int
+) -> list[tuple[str | None, object] | None]:
     """A boundary per axis, ``{axis: name or number}`` (negative axes counted from the
     end) or one name or number per axis, as one entry per axis: numpy.pad's mode (None:
     no pad, dask's ``"none"``) and the constant a number gives (None otherwise); None for
@@ -117,7 +116,7 @@ def translate_each(
                 f"boundary={boundary!r} has {len(entries)} entries, for an array of {ndim} "
                 "dimensions: give one name or number per axis, or {axis: name}"
             )
-    out: list[tuple[str | None, Any] | None] = [None] * ndim
+    out: list[tuple[str | None, object] | None] = [None] * ndim
     for axis, entry in enumerate(entries):
         if entry is not unnamed:
             mode, extra = translate(entry, f"boundary[{axis}]")

@@ -41,7 +41,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import cast
 
 import dask
 import dask.array as da
@@ -279,7 +279,7 @@ def _widths_text(widths: Sequence[tuple[int, int]]) -> str:
 
 
 def output_chunks(
-    chunks: Any,
+    chunks: object,
     input_chunks: Chunks,
     shape: tuple[int, ...],
     dtype: np.dtype,
@@ -326,7 +326,7 @@ def output_chunks(
     return tuple(target)
 
 
-def _auto_whole(chunks: Any) -> Any:
+def _auto_whole(chunks: object) -> object:
     """``chunks`` with every ``"auto"`` made one whole chunk, for an array of no elements,
     where every chunking holds the same nothing."""
     if isinstance(chunks, str) and chunks == "auto":
@@ -338,7 +338,7 @@ def _auto_whole(chunks: Any) -> Any:
     return chunks
 
 
-def _counts_of_block_sizes(chunks: Any, shape: tuple[int, ...]) -> list[int] | None:
+def _counts_of_block_sizes(chunks: object, shape: tuple[int, ...]) -> list[int] | None:
     """Blocks per axis for chunks given as block sizes (an int, one per axis, or a dict of
     them), which dask would expand into a tuple per axis; ``None`` for any other form."""
     if isinstance(chunks, Mapping):
@@ -403,7 +403,7 @@ def merge_slivers(grid: Chunks, padded_axes: Mapping[int, tuple[int, int]]) -> C
 
 def whole_along(x: da.Array, axis: int) -> tuple[tuple[int, ...], ...]:
     """Chunks whole along ``axis``, the other axes cut so one block fits the budget."""
-    wanted: dict[int, Any] = {i: (-1 if i == axis else "auto") for i in range(x.ndim)}
+    wanted: dict[int, int | str] = {i: (-1 if i == axis else "auto") for i in range(x.ndim)}
     if 0 in x.shape:
         return tuple((n,) if i == axis else c for i, (n, c) in enumerate(zip(x.shape, x.chunks)))
     # dask sizes "auto" chunks from the itemsize, which object arrays do not have: count

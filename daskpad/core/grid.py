@@ -25,7 +25,7 @@ import abc
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import dask.array as da
 import numpy as np
@@ -34,6 +34,7 @@ from dask.base import tokenize
 
 from daskpad._compat.forms import per_graph_mode
 from daskpad._compat.graphs import (
+    ArrayBlockIdDep,
     Shifted,
     chunk_index,
     copy_of,
@@ -43,7 +44,10 @@ from daskpad._compat.graphs import (
 )
 from daskpad._compat.layouts import one_stage_rechunk
 from daskpad.core import kernels as k
-from daskpad.core.regrid import Chunks, _regrid_array
+from daskpad.core.regrid import BlockKey, Chunks, _regrid_array
+
+if TYPE_CHECKING:
+    from daskpad._compat.tasks import Task
 
 COPY_MOST_BLOCKS = 10**5  # larger inputs are read once, not copied
 
@@ -59,20 +63,20 @@ def fresh_copy(x: da.Array, n: int) -> da.Array:
     return copy_of(x, f"copy{n}-{tokenize(x.name)}")
 
 
-def block_index(n: int) -> Any:
+def block_index(n: int) -> ArrayBlockIdDep:
     """A ``blockwise`` argument telling each task of a blockwise pad side which of its
     ``n`` chunks it computes (:func:`daskpad._compat.graphs.chunk_index`)."""
     return chunk_index(n)
 
 
 def _blocks_from_nothing_layer(
-    prefix: str, chunks: Chunks, kernel: Callable[..., Any], meta: Any, **kwargs: Any
+    prefix: str, chunks: Chunks, kernel: Callable[..., k.Block], meta: k.Block, **kwargs: Any
 ) -> da.Array:
     # classic graphs: one lazy layer (map_blocks would build a block_info for every block
     # up front: seconds for a million blocks)
     name = f"{prefix}-{tokenize(chunks, kernel, meta, kwargs)}"
 
-    def make(index: tuple[int, ...]) -> Any:
+    def make(index: tuple[int, ...]) -> Task:
         shape = tuple(c[i] for c, i in zip(chunks, index))
         return task((name, *index), kernel, shape=shape, **kwargs)
 
@@ -80,7 +84,7 @@ def _blocks_from_nothing_layer(
 
 
 def _blocks_from_nothing_mapped(
-    prefix: str, chunks: Chunks, kernel: Callable[..., Any], meta: Any, **kwargs: Any
+    prefix: str, chunks: Chunks, kernel: Callable[..., k.Block], meta: k.Block, **kwargs: Any
 ) -> da.Array:
     # query planning: map_blocks, the shape coming as block_info
     return cast(
@@ -116,7 +120,7 @@ class BlockGrid(abc.ABC):
     def __init__(self, x: da.Array):
         self.x = x
         # some arrays (xarray's, under query planning) carry a 0-d meta: give it x's ndim
-        self.meta = meta_from_array(x._meta, ndim=x.ndim)
+        self.meta: k.Block = meta_from_array(x._meta, ndim=x.ndim)
         self.chunks: list[tuple[int, ...]] = list(x.chunks)
         self.padded: list[_Padded] = []
         #: what each mode family's prepare hook (daskpad.core.registry.PREPARES) made for
@@ -128,11 +132,11 @@ class BlockGrid(abc.ABC):
         return cast("int", self.x.ndim)
 
     @property
-    def dtype(self) -> np.dtype:
-        return cast("np.dtype[Any]", self.x.dtype)
+    def dtype(self) -> np.dtype[np.generic]:
+        return cast("np.dtype[np.generic]", self.x.dtype)
 
     @property
-    def _meta(self) -> Any:
+    def _meta(self) -> k.Block:
         return self.meta
 
     @abc.abstractmethod
@@ -217,7 +221,7 @@ class LayeredGrid(BlockGrid):
         chunks = tuple((1,) if i == axis else c for i, c in enumerate(self.chunks))
         xname = self.x.name
 
-        def make(block: tuple[int, ...]) -> Any:
+        def make(block: tuple[int, ...]) -> BlockKey:
             name, *key = _source(xname, padded, block)
             return (results[name].name, *key)
 
@@ -231,8 +235,8 @@ class LayeredGrid(BlockGrid):
         chunks: tuple[int, ...],
         offset: int,
         spans: Callable[[int, int], list[tuple[int, int, int]]],
-        kernel: Callable[..., Any],
-        kwargs: Mapping[str, Any],
+        kernel: Callable[..., k.Block],
+        kwargs: Mapping[str, object],
     ) -> da.Array:
         """The blocks of one pad side along ``axis`` (not padded yet), in one lazy layer:
         ``chunks`` along the axis, starting at padded position ``offset``, the face blocks
@@ -247,7 +251,7 @@ class LayeredGrid(BlockGrid):
         out_chunks = tuple(tuple(chunks) if i == axis else c for i, c in enumerate(self.chunks))
         xname = self.x.name
 
-        def make(index: tuple[int, ...]) -> Any:
+        def make(index: tuple[int, ...]) -> tuple[object, ...]:
             start, stop = bounds[index[axis]], bounds[index[axis] + 1]
             found = spans(start, stop)
             keys = []
@@ -272,13 +276,13 @@ class LayeredGrid(BlockGrid):
         name = f"{kernel.__name__}-side-{token}"
         return lazy_array(name, out_chunks, make, self._dependencies(), self.meta)
 
-    def _sources(self, padded: Sequence[_Padded]) -> Callable[[tuple[int, ...]], Any]:
+    def _sources(self, padded: Sequence[_Padded]) -> Callable[[tuple[int, ...]], BlockKey]:
         """:func:`_source` of the grid made by ``padded``, with the blocks of the input (most
         of them, materialised once per block) found by a shift of their index."""
         inside = self._interior(padded)
         name = self.x.name
 
-        def source(index: tuple[int, ...]) -> Any:
+        def source(index: tuple[int, ...]) -> BlockKey:
             return inside.key(index) if inside.holds(index) else _source(name, padded, index)
 
         return source
@@ -312,7 +316,7 @@ class LayeredGrid(BlockGrid):
         chunks = tuple(c[first:last] if i == axis else c for i, c in enumerate(self.chunks))
         xname = self.x.name
 
-        def make(index: tuple[int, ...]) -> Any:
+        def make(index: tuple[int, ...]) -> BlockKey:
             grid_index = tuple(i + first if j == axis else i for j, i in enumerate(index))
             return _source(xname, padded, grid_index)
 
@@ -429,11 +433,11 @@ def _along(ndim: int, axis: int, start: int, stop: int) -> tuple[slice, ...]:
     return tuple(slice(start, stop) if i == axis else slice(None) for i in range(ndim))
 
 
-def _names(p: _Padded) -> tuple[Any, ...]:
+def _names(p: _Padded) -> tuple[int, str | None, str | None]:
     return (p.axis, getattr(p.before, "name", None), getattr(p.after, "name", None))
 
 
-def _source(name: str, padded: Sequence[_Padded], index: tuple[int, ...]) -> tuple[Any, ...]:
+def _source(name: str, padded: Sequence[_Padded], index: tuple[int, ...]) -> BlockKey:
     """The key holding block ``index`` of the grid over the input named ``name`` made by
     ``padded``. (A function of names, not a method: pad blocks' tasks are made by closures,
     and a closure over the grid, which holds the pad blocks, would make each padded graph a

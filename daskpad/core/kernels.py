@@ -15,28 +15,38 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import numpy as np
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
-def concatenate_blocks(pieces: Sequence[Any], axis: int) -> Any:
+    #: a block: a numpy array, or an array of another type with numpy's API (a masked
+    #: array, cupy's)
+    Block: TypeAlias = npt.NDArray[np.generic]
+
+T = TypeVar("T")
+
+
+def concatenate_blocks(pieces: Sequence[Block], axis: int) -> Block:
     """Join blocks along ``axis``, keeping masked arrays masked."""
     if len(pieces) == 1:
         return pieces[0]
     if isinstance(pieces[0], np.ma.MaskedArray):
-        return np.ma.concatenate(pieces, axis=axis)  # type: ignore[no-untyped-call,unused-ignore]
+        masked: Block = np.ma.concatenate(pieces, axis=axis)  # type: ignore[no-untyped-call,unused-ignore]
+        return masked
     return np.concatenate(pieces, axis=axis)
 
 
 def per_chunk(
-    which: Any,
-    *args: Any,
-    kernel: Callable[..., Any],
+    which: tuple[int, ...],
+    *args: object,
+    kernel: Callable[..., Block],
     bounds: Sequence[int],
     along: int,
     **kwargs: Any,
-) -> Any:
+) -> Block:
     """Call ``kernel`` for output chunk ``which[0]`` of a pad side, whose positions are
     ``bounds[i]:bounds[i + 1]``; arguments given as lists of blocks are joined along
     ``along`` first."""
@@ -46,8 +56,8 @@ def per_chunk(
 
 
 def along_axis(
-    *args: Any, kernel: Callable[..., Any], along: int, pick: int | None = None, **kwargs: Any
-) -> Any:
+    *args: Any, kernel: Callable[..., Block], along: int, pick: int | None = None, **kwargs: Any
+) -> Block:
     """Call ``kernel`` with arguments given as lists of blocks joined along ``along``; with
     ``pick``, each block is a tuple of which the ``pick``-th item is taken first."""
     if pick is not None:
@@ -55,7 +65,7 @@ def along_axis(
     return read_only(kernel(*_joined(args, along), **kwargs))
 
 
-def read_only(block: Any) -> Any:
+def read_only(block: Block) -> Block:
     """``block`` as a read-only view, for numpy: a pad block that a function of the user's
     could write into. Many pad blocks are views of the input blocks they were read from
     (reflect, wrap) or broadcasts of one element (edge, constant, the statistics), and
@@ -71,14 +81,14 @@ def read_only(block: Any) -> Any:
     return block
 
 
-def _joined(args: Sequence[Any], along: int) -> list[Any]:
+def _joined(args: Sequence[object], along: int) -> list[object]:
     """Lists of blocks (dask's blockwise hands over one list per input it contracts) joined
     along ``along``; one block is passed on as it is, without a copy. Kernels only read
     what they are given (broadcast views stay views: :func:`_join_views`)."""
     return [_join_views(a, along) if isinstance(a, list) else a for a in args]
 
 
-def _join_views(pieces: Sequence[Any], axis: int) -> Any:
+def _join_views(pieces: Sequence[Block], axis: int) -> Block:
     """``pieces`` joined along ``axis``; numpy pieces that are all broadcasts along another
     axis (stride 0 there: pad blocks of an earlier axis) are joined on one line of it and
     broadcast back, a read-only view holding no more than their distinct lines."""
@@ -88,8 +98,8 @@ def _join_views(pieces: Sequence[Any], axis: int) -> Any:
 
 
 def on_distinct_lines(
-    compute: Callable[[Sequence[Any]], Any], pieces: Sequence[Any], axis: int
-) -> Any:
+    compute: Callable[[Sequence[Block]], Block], pieces: Sequence[Block], axis: int
+) -> Block:
     """``compute(pieces)``, for a ``compute`` that works line by line along ``axis``, done
     once per distinct line: where numpy pieces are all broadcasts along another axis
     (stride 0 there: the pad blocks of an earlier axis), it runs on one line of each
@@ -112,31 +122,31 @@ def on_distinct_lines(
 
 
 def cut_then(
-    *blocks: Any,
-    kernel: Callable[..., Any],
+    *blocks: Block,
+    kernel: Callable[..., Block],
     axis: int,
     cuts: Sequence[tuple[int, int]],
     **kwargs: Any,
-) -> Any:
+) -> Block:
     """Call ``kernel`` with the parts ``cuts[i]`` along ``axis`` of each of ``blocks``."""
     before = (slice(None),) * axis
     pieces = [b[(*before, slice(lo, hi))] for b, (lo, hi) in zip(blocks, cuts)]
     return read_only(kernel(*pieces, axis=axis, **kwargs))
 
 
-def identity(block: Any) -> Any:
+def identity(block: T) -> T:
     return block
 
 
 def assemble_block(
     blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]], cut: Sequence[int] = ()
-) -> Any:
+) -> Block:
     """One output block from neighbouring blocks: ``blocks`` is nested one list level per
     axis; ``parts[axis][i]`` is the ``(start, stop)`` taken from the i-th block along that
     axis (``None``: all of it). The blocks numbered in ``cut`` (in C order) were cut to
     their parts already (by :func:`cut_part`)."""
     ndim = len(parts)
-    flat: list[Any] = []
+    flat: list[Block] = []
     _flatten(blocks, ndim, flat)
     grid = list(itertools.product(*(range(len(p)) for p in parts)))
     pieces = [
@@ -154,7 +164,7 @@ def assemble_block(
                       for a, i in enumerate(index))] = piece  # fmt: skip
         return out
 
-    def join(axis: int, first: int, step: int) -> Any:
+    def join(axis: int, first: int, step: int) -> Block:
         # the pieces of the sub-grid starting at flat index ``first``, joined from ``axis`` on
         if axis == ndim:
             return pieces[first]
@@ -168,7 +178,7 @@ def assemble_block(
 
 def assemble_read_only(
     blocks: Any, parts: Sequence[Sequence[tuple[int, int] | None]], cut: Sequence[int] = ()
-) -> Any:
+) -> Block:
     """:func:`assemble_block`, read-only (:func:`read_only`): a block of a padded array in
     chunks of the user's, which may hold pad values or be read by a pad."""
     return read_only(assemble_block(blocks, parts, cut))
@@ -178,13 +188,13 @@ def _slice(part: tuple[int, int] | None) -> slice:
     return slice(None) if part is None else slice(*part)
 
 
-def cut_part(block: Any, slices: Sequence[tuple[int, int]]) -> Any:
+def cut_part(block: Block, slices: Sequence[tuple[int, int]]) -> Block:
     """A copy of ``block[slices]``: a part of a block that another output block takes
     mostly, so that the block itself can be released once that one has read it."""
     return block[tuple(slice(lo, hi) for lo, hi in slices)].copy()
 
 
-def _flatten(nested: Any, depth: int, out: list[Any]) -> None:
+def _flatten(nested: Any, depth: int, out: list[Block]) -> None:
     if depth == 0:
         out.append(nested)
         return
@@ -192,7 +202,7 @@ def _flatten(nested: Any, depth: int, out: list[Any]) -> None:
         _flatten(item, depth - 1, out)
 
 
-def _first_along(parts: Sequence[Sequence[Any]], axis: int, i: int) -> int:
+def _first_along(parts: Sequence[Sequence[object]], axis: int, i: int) -> int:
     """The flat (C order) number of the first block whose index along ``axis`` is ``i``."""
     return i * int(np.prod([len(p) for p in parts[axis + 1 :]], dtype=np.int64))
 

@@ -25,21 +25,25 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 #: what a keyword holds, which says how every front end reads it
 Kind = Literal["values", "lengths", "choice"]
 
+T = TypeVar("T")
+#: a place a mode is given for: an axis, or a dimension
+P = TypeVar("P", bound=Hashable)
 
-def _the_default(keyword: Keyword, length: int, fill: Any) -> Any:
+
+def _the_default(keyword: Keyword, length: int, fill: object) -> object:
     return keyword.default
 
 
-def _the_fill(keyword: Keyword, length: int, fill: Any) -> Any:
+def _the_fill(keyword: Keyword, length: int, fill: object) -> object:
     return fill
 
 
-def _the_whole_axis(keyword: Keyword, length: int, fill: Any) -> Any:
+def _the_whole_axis(keyword: Keyword, length: int, fill: object) -> int:
     return max(length, 1)
 
 
@@ -91,9 +95,9 @@ class Keyword:
     name: str
     modes: tuple[str, ...]
     kind: Kind
-    default: Any = None
+    default: object = None
     choices: tuple[str, ...] = ()
-    neutral: Callable[[Keyword, int, Any], Any] = _the_default
+    neutral: Callable[[Keyword, int, object], object] = _the_default
     in_pads: bool = False
     computing: tuple[str, ...] = ()
     flag: str = ""
@@ -110,12 +114,12 @@ class Keyword:
         """The attribute the command's parser stores the option's values in."""
         return self.flag.lstrip("-").replace("-", "_")
 
-    def neutral_pair(self, length: int, fill: Any) -> tuple[Any, Any]:
+    def neutral_pair(self, length: int, fill: object) -> tuple[object, object]:
         """:attr:`neutral` for both sides of an axis of ``length``."""
         side = self.neutral(self, length, fill)
         return (side, side)
 
-    def check_choice(self, value: Any, argument: str | None = None) -> Any:
+    def check_choice(self, value: T, argument: str | None = None) -> T:
         """``value`` if it is one of :attr:`choices` (anything goes for other kinds);
         ``ValueError`` naming ``argument`` (the keyword itself by default) otherwise."""
         if self.kind == "choice" and not (isinstance(value, str) and value in self.choices):
@@ -219,14 +223,14 @@ def keyword_names() -> tuple[str, ...]:
     return tuple(sorted(_KEYWORDS))
 
 
-def keywords_of(mode: Any) -> tuple[str, ...]:
+def keywords_of(mode: object) -> tuple[str, ...]:
     """The keywords ``mode`` takes, in the table's order (none for a function)."""
     if not isinstance(mode, str):
         return ()
     return tuple(k.name for k in _KEYWORDS.values() if mode in k.modes)
 
 
-def takes(mode: Any, keyword: str) -> bool:
+def takes(mode: object, keyword: str) -> bool:
     """Whether ``mode`` (a mode name; a function takes none of the table's) takes
     ``keyword``."""
     known = _KEYWORDS.get(keyword)
@@ -242,7 +246,7 @@ def modes_taking(keywords: Iterable[str]) -> list[str]:
     return [m for m in first if all(m in o for o in others)]
 
 
-def mode_name(mode: Any) -> str:
+def mode_name(mode: object) -> str:
     """A mode as a message shows it: its name, or a function's name."""
     return mode if isinstance(mode, str) else getattr(mode, "__name__", repr(mode))
 
@@ -274,8 +278,8 @@ class Misfit:
     keyword: str
     unused: bool
     place: Any = None
-    mode: Any = None
-    counted: Mapping[Any, Any] = field(default_factory=dict)
+    mode: object = None
+    counted: Mapping[Hashable, object] = field(default_factory=dict)
     fits: tuple[str, ...] = ()
 
     def words(
@@ -303,9 +307,9 @@ class Misfit:
 
 
 def keyword_misfits(
-    modes: Mapping[Any, Any],
-    counted: Collection[Hashable],
-    named: Mapping[str, Collection[Hashable]],
+    modes: Mapping[P, object],
+    counted: Collection[P],
+    named: Mapping[str, Collection[P]],
 ) -> list[Misfit]:
     """The keyword arguments that do not fit the modes they are given with: the one rule
     that ``daskpad.pad``, ``daskpad.map_overlap``, ``pad2`` and the command ask of one
@@ -352,7 +356,7 @@ constant_values; constant_values is for mode(s) ['constant']. Leave 1 out of con
     for keyword, places in named.items():
         fits = tuple(modes_taking([keyword]))
         if not any(takes(modes.get(p), keyword) for p in counted):
-            shown = {p: m for p, m in modes.items() if p in counted}
+            shown: dict[Hashable, object] = {p: m for p, m in modes.items() if p in counted}
             misfits.append(Misfit(keyword, True, counted=shown, fits=fits))
             continue
         misfits += [

@@ -27,7 +27,7 @@ from daskpad.core.registry import EdgeFunction, mode_named
 # --------------------------------------------------------------------------------------
 
 
-def is_per_axis(mode: Any) -> bool:
+def is_per_axis(mode: object) -> bool:
     """Whether ``mode`` gives a mode per axis: ``{axis: mode}`` or one mode per axis."""
     return isinstance(mode, Mapping) or (
         isinstance(mode, Sequence) and not isinstance(mode, (str, bytes))
@@ -59,7 +59,7 @@ def modes_by_axis(mode: Any, ndim: int) -> list[Any]:
     return modes
 
 
-def named_axes(mode: Any, ndim: int) -> set[int]:
+def named_axes(mode: object, ndim: int) -> set[int]:
     """The axes a per-axis ``mode`` names: those of ``{axis: mode}`` (checked by
     :func:`modes_by_axis`), or every axis of one mode per axis."""
     if isinstance(mode, Mapping):
@@ -67,7 +67,7 @@ def named_axes(mode: Any, ndim: int) -> set[int]:
     return set(range(ndim))
 
 
-def _axes_in(value: Any, ndim: int) -> list[int]:
+def _axes_in(value: object, ndim: int) -> list[int]:
     """The axes a keyword's ``{axis: value}`` mapping names (none for any other value;
     keys that are no axis are refused where the value is read, :func:`_by_axis`)."""
     if not isinstance(value, Mapping):
@@ -84,11 +84,11 @@ def _axes_in(value: Any, ndim: int) -> list[int]:
 
 
 def _keywords_by_axis(
-    modes: Sequence[Any],
+    modes: Sequence[object],
     named: Collection[int],
     widths: Sequence[tuple[int, int]],
-    kwargs: Mapping[str, Any],
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    kwargs: Mapping[str, object],
+) -> tuple[list[dict[str, object]], dict[str, object]]:
     """Each axis's keywords, and the keywords of the functions among the modes.
 
     numpy.pad's keywords of its own modes go to the axes whose mode takes them: the value
@@ -113,7 +113,7 @@ def _keywords_by_axis(
             note = "axes not named in mode are 'constant', counted only where padded"
             raise ValueError(misfit.words("axis", "mode", note=note if len(named) < ndim else ""))
     taken = sorted(set(kwargs) - left)
-    by_axis: list[dict[str, Any]] = [{} for _ in range(ndim)]
+    by_axis: list[dict[str, object]] = [{} for _ in range(ndim)]
     for name in taken:
         value = kwargs[name]
         if isinstance(value, Mapping):
@@ -133,9 +133,9 @@ _ABSENT = object()
 
 def normalize_per_axis(
     shape: tuple[int, ...],
-    pad_width: Any,
-    mode: Any,
-    kwargs: Mapping[str, Any],
+    pad_width: object,
+    mode: object,
+    kwargs: Mapping[str, object],
     dtype: np.dtype,
 ) -> PadPlan:
     """The plan of a mode per axis: numpy.pad called once per axis, in axis order, each
@@ -187,7 +187,7 @@ def _by_axis(name: str, value: Mapping[Any, Any], ndim: int, default: Any) -> li
     return out
 
 
-def per_axis(name: str, value: Any, ndim: int, *, broadcast: bool) -> list[int | None]:
+def per_axis(name: str, value: object, ndim: int, *, broadcast: bool) -> list[int | None]:
     """``value`` (one int for every axis when ``broadcast``, one entry per axis, or an
     ``{axis: int}`` dict) as one non-negative int or None per axis (``pad_to``'s
     ``shape`` and ``multiple``)."""
@@ -221,7 +221,7 @@ def per_axis(name: str, value: Any, ndim: int, *, broadcast: bool) -> list[int |
     return checked
 
 
-def depth_pairs(depth: Any, ndim: int) -> tuple[tuple[int, int], ...]:
+def depth_pairs(depth: object, ndim: int) -> tuple[tuple[int, int], ...]:
     """``depth`` as dask takes it (one int, one entry per axis, ``{axis: entry}``; an
     entry an int or a ``(before, after)`` pair) as one ``(before, after)`` pair per axis
     (``map_overlap``'s halo)."""

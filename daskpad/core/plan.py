@@ -92,9 +92,9 @@ class PadPlan:
     shape: tuple[int, ...]
     mode: Mode | None
     axes: tuple[AxisPlan, ...]
-    options: Mapping[str, Any] = field(default_factory=dict)
-    function: Callable[..., Any] | None = None
-    function_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=dict)
+    function: Callable[..., object] | None = None
+    function_kwargs: Mapping[str, object] = field(default_factory=dict)
     fill_empty: bool = False
     steps: tuple[tuple[int, PadPlan], ...] = ()
 
@@ -152,7 +152,7 @@ def _reraise(exc: BaseException, detail: str) -> BaseException:
 
 
 def _as_pairs(
-    name: str, value: Any, ndim: int, *, as_index: bool = False
+    name: str, value: object, ndim: int, *, as_index: bool = False
 ) -> tuple[tuple[Any, Any], ...]:
     """Broadcast ``value`` to one ``(before, after)`` pair per axis, as numpy.pad does.
 
@@ -171,7 +171,7 @@ def _as_pairs(
     except Exception as exc:
         raise _reraise(exc, f"{name}={value!r} is not a number or a sequence of numbers") from None
 
-    def negative(pairs: Any) -> BaseException:
+    def negative(pairs: str) -> BaseException:
         return ValueError(
             f"index can't contain negative values: {name} must be >= 0, got {value!r}{pairs}"
         )
@@ -202,7 +202,7 @@ def _as_pairs(
     return tuple((p[0], p[1]) for p in pairs)
 
 
-def _pad_width_from_dict(pad_width: Mapping[Any, Any], ndim: int) -> list[tuple[int, int]]:
+def _pad_width_from_dict(pad_width: Mapping[int, object], ndim: int) -> list[tuple[int, int]]:
     """numpy 2.4's ``{axis: width}`` form: an int or a ``(before, after)`` tuple of ints."""
     seq = [(0, 0)] * ndim
     for axis, width in pad_width.items():
@@ -229,7 +229,7 @@ def _pad_width_from_dict(pad_width: Mapping[Any, Any], ndim: int) -> list[tuple[
     return seq
 
 
-def normalize_pad_width(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
+def normalize_pad_width(pad_width: object, ndim: int) -> tuple[tuple[int, int], ...]:
     """``pad_width`` in any of numpy's forms -> one ``(before, after)`` pair of ints per axis."""
     if isinstance(pad_width, Mapping):
         pad_width = _pad_width_from_dict(pad_width, ndim)
@@ -248,9 +248,9 @@ def normalize_pad_width(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...
 
 def normalize(
     shape: tuple[int, ...],
-    pad_width: Any,
-    mode: str | Callable[..., Any],
-    kwargs: Mapping[str, Any],
+    pad_width: object,
+    mode: str | Callable[..., object],
+    kwargs: Mapping[str, object],
     itemsize: int = 1,
 ) -> PadPlan:
     """Validate the arguments of :func:`daskpad.pad` for an array of ``shape`` whose items
@@ -307,7 +307,7 @@ def normalize(
 
 
 def keyword_pairs(
-    keyword: Keyword, value: Any, shape: tuple[int, ...]
+    keyword: Keyword, value: object, shape: tuple[int, ...]
 ) -> tuple[tuple[Any, Any], ...]:
     """A keyword that holds a pair per axis, normalised as numpy.pad normalises it for an
     array of ``shape``: broadcast to one ``(before, after)`` pair per axis (numpy's
@@ -341,7 +341,7 @@ def _check_padded_size(
         )
 
 
-def _clip_length(length: Any, n: int) -> int:
+def _clip_length(length: int | np.intp | None, n: int) -> int:
     """A stat_length as numpy uses it: None or more than the axis means the whole axis."""
     return n if length is None or length > n else int(length)
 
@@ -356,8 +356,8 @@ def _probe_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
 def check_with_numpy(
     plan: PadPlan,
     dtype: np.dtype,
-    mode: Any,
-    kwargs: Mapping[str, Any],
+    mode: object,
+    kwargs: Mapping[str, object],
     sample: np.ndarray | None = None,
 ) -> np.ndarray:
     """Run ``numpy.pad`` on a tiny array of ``dtype`` to surface dtype-dependent errors now.

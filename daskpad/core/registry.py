@@ -17,15 +17,19 @@ import numbers
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from daskpad.core.keywords import KEYWORDS, keyword_misfits, keywords_of, modes_taking
 
+if TYPE_CHECKING:
+    import dask.array as da
+    import numpy.typing as npt
+
 #: a family's graph builder: ``build(grid, axis plan, plan, side chunks) -> (before, after)``
 #: (:mod:`daskpad.core.sides` has the types)
-Builder = Callable[..., Any]
+Builder = Callable[..., "tuple[da.Array | None, da.Array | None]"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ class Mode:
     views: bool = False
     copies: bool = False
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    reference: Callable[..., Any] | None = None
+    reference: Callable[..., npt.NDArray[np.generic]] | None = None
 
     @property
     def kwargs(self) -> tuple[str, ...]:
@@ -81,8 +85,8 @@ class Mode:
 
 _MODES: dict[str, Mode] = {}
 _BUILDERS: dict[str, Builder] = {}
-_ALIGNS: dict[str, Callable[..., Any]] = {}
-_PREPARES: dict[str, Callable[..., Any]] = {}
+_ALIGNS: dict[str, Callable[..., list[int] | None]] = {}
+_PREPARES: dict[str, Callable[..., object]] = {}
 
 #: Every mode by name, in the order registered (a read-only view of the live table).
 MODES: Mapping[str, Mode] = MappingProxyType(_MODES)
@@ -91,10 +95,10 @@ BUILDERS: Mapping[str, Builder] = MappingProxyType(_BUILDERS)
 #: Each family's cut of its pad sides into blocks that are views of one input block, by
 #: family name: ``align(axis plan, plan, input chunks along the axis, side) -> cuts or
 #: None`` (:func:`daskpad.core.chunks.pad_layout`).
-ALIGNS: Mapping[str, Callable[..., Any]] = MappingProxyType(_ALIGNS)
+ALIGNS: Mapping[str, Callable[..., list[int] | None]] = MappingProxyType(_ALIGNS)
 #: What a family prepares in the grid before any axis is built (the statistics share the
 #: partial reductions of whole axes): ``prepare(grid, [(axis plan, plan), ...])``.
-PREPARES: Mapping[str, Callable[..., Any]] = MappingProxyType(_PREPARES)
+PREPARES: Mapping[str, Callable[..., object]] = MappingProxyType(_PREPARES)
 
 #: The mark of the layers a tiled store computes before its tiles (a statistic a pad
 #: repeats: :func:`daskpad.store.writing.settle.settle_statistics`)
@@ -106,8 +110,8 @@ def register(
     build: Builder | None = None,
     *,
     family: str | None = None,
-    align: Callable[..., Any] | None = None,
-    prepare: Callable[..., Any] | None = None,
+    align: Callable[..., list[int] | None] | None = None,
+    prepare: Callable[..., object] | None = None,
 ) -> None:
     """Register ``modes`` (each by its name) and their family's builder ``build``, with
     the family's ``align`` and ``prepare`` hooks (:data:`ALIGNS`, :data:`PREPARES`).
@@ -137,7 +141,7 @@ def unregister(*names: str) -> None:
                 table.pop(mode.family, None)
 
 
-def copies_values(mode: Any, choices: Mapping[str, Any]) -> bool:
+def copies_values(mode: object, choices: Mapping[str, object]) -> bool:
     """Whether the pads of ``mode`` (a name; a function computes) are values of the array
     itself, copied, mirrored or repeated (:attr:`Mode.copies`), with the ``choices`` given
     for its ``"choice"`` keywords (``{"reflect_type": "odd"}`` computes: the keyword
@@ -147,12 +151,12 @@ def copies_values(mode: Any, choices: Mapping[str, Any]) -> bool:
     return not any(choices.get(name) in KEYWORDS[name].computing for name in keywords_of(mode))
 
 
-def values_in_pads(mode: Any, given: Mapping[str, Any]) -> list[Any]:
+def values_in_pads(mode: object, given: Mapping[str, object]) -> list[Any]:
     """The keyword values that ``mode`` (a name; a function has none) writes into its pads
     as they are (:attr:`daskpad.core.keywords.Keyword.in_pads`: a constant, a ramp's end),
     from ``given`` (each keyword's value, a scalar or a ``(before, after)`` pair), numpy's
     default for one not given."""
-    found: list[Any] = []
+    found: list[object] = []
     for name in keywords_of(mode):
         keyword = KEYWORDS[name]
         if keyword.in_pads:
@@ -161,7 +165,7 @@ def values_in_pads(mode: Any, given: Mapping[str, Any]) -> list[Any]:
     return found
 
 
-def mode_named(mode: Any) -> Mode:
+def mode_named(mode: str) -> Mode:
     """The mode called ``mode``; ``ValueError`` naming the choices for any other string
     (an unhashable ``mode`` raises ``TypeError``, as a dict lookup does)."""
     try:
@@ -182,7 +186,7 @@ def numpy_pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any)
     return np.pad(array, pad_width, mode=mode, **kwargs)
 
 
-def check_kwargs(mode: str, given: Mapping[str, Any]) -> Mode:
+def check_kwargs(mode: str, given: Mapping[str, object]) -> Mode:
     """The one rule for one mode's keyword arguments, which ``daskpad.pad``, ``pad2`` and
     the command all ask: each given one must be one the mode takes
     (:func:`daskpad.core.keywords.keyword_misfits`; ``numpy.pad`` refuses the others with
@@ -216,14 +220,28 @@ class EdgeFunction:
     every whole line of every axis to the function.
     """
 
-    function: Callable[..., Any]
+    function: Callable[..., object]
     reads: int
 
-    def __call__(self, vector: Any, iaxis_pad_width: Any, iaxis: int, kwargs: Any) -> Any:
+    def __call__(
+        self,
+        vector: npt.NDArray[np.generic],
+        iaxis_pad_width: tuple[int, int],
+        iaxis: int,
+        kwargs: Mapping[str, object],
+    ) -> object:
         return self.function(vector, iaxis_pad_width, iaxis, kwargs)
 
 
-def edge_function(function: Callable[..., Any] | None = None, *, reads: int) -> Any:
+@overload
+def edge_function(function: Callable[..., object], *, reads: int) -> EdgeFunction: ...
+@overload
+def edge_function(
+    function: None = None, *, reads: int
+) -> Callable[[Callable[..., object]], EdgeFunction]: ...
+def edge_function(
+    function: Callable[..., object] | None = None, *, reads: int
+) -> EdgeFunction | Callable[[Callable[..., object]], EdgeFunction]:
     """Mark a pad function ``f(vector, iaxis_pad_width, iaxis, kwargs)`` as one that reads
     at most ``reads`` data values next to each edge of a line and writes only the pads.
 

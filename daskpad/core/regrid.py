@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Any, Unpack, cast
 
 import dask.array as da
 import numpy as np
@@ -25,6 +25,8 @@ from daskpad._compat.layouts import laid_out_from, one_stage_rechunk
 from daskpad.core import kernels as k
 
 Chunks = tuple[tuple[int, ...], ...]
+#: The key of an array's block: the array's name and the block's index.
+BlockKey = tuple[str, Unpack[tuple[int, ...]]]
 
 
 def regrid(a: da.Array, target: Chunks) -> da.Array:
@@ -73,11 +75,11 @@ def _regrid_array(
     name: str,
     grid: Chunks,
     target: Chunks,
-    source: Callable[[tuple[int, ...]], Any],
+    source: Callable[[tuple[int, ...]], BlockKey],
     dependencies: Sequence[da.Array],
     like: da.Array,
     runs: Sequence[Sequence[int]] | None = None,
-    assemble: Callable[..., Any] = k.assemble_block,
+    assemble: Callable[..., k.Block] = k.assemble_block,
     laid_out_from: da.Array | None = None,
 ) -> da.Array:
     """The blocks of ``grid`` (keys given by ``source``) laid out in ``target`` chunks.
@@ -109,11 +111,12 @@ def _regrid_array(
     def one_whole_block(parts: list[list[tuple[int, tuple[int, int] | None]]]) -> bool:
         return all(len(p) == 1 and p[0][1] is None for p in parts)
 
-    def make(t: tuple[int, ...]) -> Any:
+    def make(t: tuple[int, ...]) -> tuple[object, ...]:
         parts = parts_of(t)
         if one_whole_block(parts):
             return source(tuple(p[0][0] for p in parts))
-        keys, cut = [], []
+        keys: list[Hashable] = []
+        cut: list[int] = []
         for n, combo in enumerate(itertools.product(*parts)):
             g = tuple(b for b, _ in combo)
             if direct(t, g):
@@ -128,7 +131,7 @@ def _regrid_array(
             tuple(cut),
         )
 
-    def make_part(index: tuple[int, ...]) -> Any:
+    def make_part(index: tuple[int, ...]) -> tuple[object, ...]:
         ndim = len(pieces)
         t, g = index[:ndim], index[ndim:]
         spans = []
@@ -165,7 +168,7 @@ def _regrid_array(
 def _arrays_read(
     pieces: Sequence[_Pieces],
     runs: Sequence[Sequence[int]],
-    source: Callable[[tuple[int, ...]], Any],
+    source: Callable[[tuple[int, ...]], BlockKey],
 ) -> tuple[set[str], set[str]]:
     """The names of the arrays whose blocks :func:`_regrid_array`'s output blocks read
     directly, and of those its part tasks cut from, without going through the blocks:
@@ -198,7 +201,7 @@ def _arrays_read(
     return read, cut_from
 
 
-def _nest(flat: list[Any], shape: list[int]) -> Any:
+def _nest(flat: Sequence[object], shape: list[int]) -> object:
     """``flat`` (C order) as nested lists of ``shape``."""
     if len(shape) <= 1:
         return flat if shape else flat[0]

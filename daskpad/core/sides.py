@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import dask.array as da
@@ -49,24 +49,26 @@ def per_pad_block(
     return result[0], result[1]
 
 
-def _contracted(ndim: int, along: int, inputs: Sequence[da.Array]) -> list[Any]:
+def _contracted(
+    ndim: int, along: int, inputs: Sequence[da.Array]
+) -> list[da.Array | tuple[int, ...]]:
     """blockwise arguments for ``inputs``, each seen whole along ``along``: every input gets
     its own contracted symbol there, since their lengths differ."""
-    args: list[Any] = []
+    args: list[da.Array | tuple[int, ...]] = []
     for j, a in enumerate(inputs):
         args += [a, tuple(ndim + 1 + j if i == along else i for i in range(ndim))]
     return args
 
 
 def blockwise_chunks(
-    kernel: Callable[..., Any],
+    kernel: Callable[..., k.Block],
     like: BlockGrid | da.Array,
     along: int,
     chunks: tuple[int, ...],
     offset: int,
     inputs: Sequence[da.Array],
-    kwargs: dict[str, Any],
-    extra: Sequence[tuple[Any, Any]] = (),
+    kwargs: Mapping[str, object],
+    extra: Sequence[tuple[object, tuple[int, ...] | None]] = (),
 ) -> da.Array:
     """All blocks of one pad side in one layer: for each output chunk along ``along`` and
     each face block of ``like``, ``kernel(*inputs, *extra, start=, stop=, **kwargs)`` with
@@ -75,7 +77,7 @@ def blockwise_chunks(
     (:func:`daskpad.core.grid.block_index`)."""
     ndim = like.ndim
     out = tuple(ndim if i == along else i for i in range(ndim))
-    args = [block_index(len(chunks)), (ndim,), *_contracted(ndim, along, inputs)]
+    args: list[object] = [block_index(len(chunks)), (ndim,), *_contracted(ndim, along, inputs)]
     for pair in extra:
         args += list(pair)
     # an array, not a tuple: dask walks tuples in kwargs looking for collections
@@ -103,12 +105,12 @@ def blockwise_chunks(
 
 
 def blockwise_along(
-    kernel: Callable[..., Any],
+    kernel: Callable[..., k.Block],
     like: BlockGrid | da.Array,
     along: int,
     size: int,
     inputs: Sequence[da.Array],
-    kwargs: dict[str, Any],
+    kwargs: Mapping[str, object],
 ) -> da.Array:
     """One task per face block of ``like``: ``kernel`` sees each input whole along axis
     ``along`` and returns a block of ``size`` there. ``kwargs`` go to the kernel."""
@@ -143,7 +145,7 @@ def _side_from_grid(
     chunks: tuple[int, ...],
     offset: int,
     spans: Callable[[int, int], list[tuple[int, int, int]]],
-    kernel: Callable[..., Any],
+    kernel: Callable[..., k.Block],
     **kwargs: Any,
 ) -> da.Array:
     # classic graphs: one lazy layer whose tasks cut the grid blocks they read
@@ -157,7 +159,7 @@ def _side_from_slabs(
     chunks: tuple[int, ...],
     offset: int,
     spans: Callable[[int, int], list[tuple[int, int, int]]],
-    kernel: Callable[..., Any],
+    kernel: Callable[..., k.Block],
     **kwargs: Any,
 ) -> da.Array:
     # query planning: one layer per side reading the side's few slabs, or one per block
