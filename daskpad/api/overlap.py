@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import dask.array as da
 from dask.array import map_overlap as dask_map_overlap  # (bound once: dask's own)
@@ -24,19 +24,31 @@ from dask.array.utils import meta_from_array
 
 from daskpad._compat.forms import per_graph_mode
 from daskpad.api.overlap_args import aligned, fitted, per_array, split_positional
-from daskpad.api.pad import pad
+from daskpad.api.pad import PadMode, pad
 from daskpad.api.shapes import crop
 from daskpad.core.boundaries import names, translate, translate_each
 from daskpad.core.keywords import keyword_misfits, keyword_names
 from daskpad.core.per_axis import depth_pairs
 
+if TYPE_CHECKING:
+    import numpy as np
+
+#: a halo along one axis: one width for both sides, or a ``(before, after)`` pair
+AxisDepth = SupportsIndex | Sequence[SupportsIndex]
+#: one array's halo: one for every axis, one per axis, or ``{axis: depth}``
+Depth = AxisDepth | Sequence[AxisDepth] | Mapping[int, AxisDepth]
+#: one axis's edge as scipy.ndimage, dask or torch name it, or a number (a constant)
+AxisBoundary = str | float
+#: one array's edges: one for every axis, one per axis, or ``{axis: boundary}``
+Boundary = AxisBoundary | Mapping[int, AxisBoundary] | Sequence[AxisBoundary]
+
 
 def map_overlap(
-    func: Callable[..., Any],
+    func: Callable[..., object],
     *args: Any,
-    depth: Any = None,
-    boundary: Any = None,
-    mode: Any = None,
+    depth: Depth | list[Depth] | None = None,
+    boundary: Boundary | list[Boundary] | None = None,
+    mode: PadMode | list[PadMode] | None = None,
     trim: bool = True,
     align_arrays: bool = True,
     allow_rechunk: bool = True,
@@ -187,7 +199,13 @@ def map_overlap(
     return _shared(func, xs, ys, widths, padded, trim, kwargs)
 
 
-def _padded(x: da.Array, widths: Any, mode: Any, edges: Any, kw: dict[str, Any]) -> da.Array:
+def _padded(
+    x: da.Array,
+    widths: tuple[tuple[int, int], ...],
+    mode: PadMode,
+    edges: tuple[bool, ...],
+    kw: dict[str, object],
+) -> da.Array:
     """``x`` padded by ``widths`` with ``mode``, the pads joined to its end chunks (and
     numpy's checks of the keywords where an axis has a halo at the edges but no pad)."""
     if any(map(any, widths)):
@@ -198,7 +216,7 @@ def _padded(x: da.Array, widths: Any, mode: Any, edges: Any, kw: dict[str, Any])
 
 
 def _shared(
-    func: Callable[..., Any],
+    func: Callable[..., object],
     xs: list[da.Array],
     ys: list[da.Array],
     widths: list[tuple[tuple[int, int], ...]],
@@ -230,7 +248,7 @@ def _shared(
 
 
 def _trimmed_in_one_step(
-    func: Callable[..., Any],
+    func: Callable[..., object],
     ys: list[da.Array],
     halos: list[dict[int, tuple[int, int]]],
     output_halo: tuple[tuple[int, int], ...],
@@ -245,7 +263,7 @@ def _trimmed_in_one_step(
 
 
 def _trimmed_by_dask(
-    func: Callable[..., Any],
+    func: Callable[..., object],
     ys: list[da.Array],
     halos: list[dict[int, tuple[int, int]]],
     output_halo: tuple[tuple[int, int], ...],
@@ -270,8 +288,11 @@ _trimmed_halos = per_graph_mode(
 
 
 def _edges(
-    widths: tuple[tuple[int, int], ...], mode: Any, boundary: Any, pad_kwargs: dict[str, Any]
-) -> tuple[Any, tuple[bool, ...], dict[str, Any]]:
+    widths: tuple[tuple[int, int], ...],
+    mode: PadMode | None,
+    boundary: Boundary | None,
+    pad_kwargs: dict[str, object],
+) -> tuple[PadMode, tuple[bool, ...], dict[str, object]]:
     """One array's numpy.pad mode, whether each axis has a halo at the array's edges,
     and its numpy.pad keywords, from its ``mode`` or ``boundary``."""
     kw = dict(pad_kwargs)
@@ -288,8 +309,8 @@ def _edges(
 
 
 def _from_boundary(
-    boundary: Any, widths: tuple[tuple[int, int], ...], pad_kwargs: dict[str, Any]
-) -> tuple[Any, tuple[bool, ...]]:
+    boundary: Boundary, widths: tuple[tuple[int, int], ...], pad_kwargs: dict[str, object]
+) -> tuple[PadMode, tuple[bool, ...]]:
     """numpy.pad's mode for ``boundary`` (one for every axis, or ``{axis: mode}``) and,
     per axis, whether the array's edges get a halo there (False: dask's ``"none"``, or an
     axis a per-axis ``boundary`` does not name, which has no halo); a number's constant
@@ -345,7 +366,7 @@ def _from_boundary(
     return modes, tuple(a in modes for a in range(ndim))
 
 
-def _refuse_other_names(mode: Any) -> None:
+def _refuse_other_names(mode: object) -> None:
     """ValueError for another library's boundary name given as numpy.pad's ``mode``
     (one, or one of ``{axis: mode}`` or a sequence of modes), saying what to give."""
     if isinstance(mode, Mapping):
@@ -430,7 +451,12 @@ def _trimmed(
     return cut
 
 
-def _trimmed_block(block: Any, halo: Any, pads: Any, block_info: Any = None) -> Any:
+def _trimmed_block(
+    block: np.ndarray,
+    halo: tuple[tuple[int, int], ...],
+    pads: tuple[tuple[int, int], ...],
+    block_info: Mapping[int | None, Mapping[str, Any]] | None = None,
+) -> np.ndarray:
     """One block of :func:`_trimmed`."""
     if block_info is None or block.ndim == 0:
         return block

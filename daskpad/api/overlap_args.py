@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import dask.array as da
 
 from daskpad._compat.libraries import minimum_chunks
 
+T = TypeVar("T")
 
-def is_array(value: Any) -> bool:
+
+def is_array(value: object) -> bool:
     """Whether a positional argument of ``map_overlap`` is an array: anything with a
     shape and a number of dimensions (numpy's, dask's and other duck arrays); ints,
     tuples, dicts, lists and words are the depth and the mode of the older call
@@ -22,7 +24,9 @@ def is_array(value: Any) -> bool:
     return hasattr(value, "ndim") and hasattr(value, "shape")
 
 
-def split_positional(args: Sequence[Any], depth: Any, mode: Any) -> tuple[list[Any], Any, Any]:
+def split_positional(
+    args: Sequence[T], depth: T | None, mode: T | None
+) -> tuple[list[T], T | None, T | None]:
     """The arrays among ``args``, and ``depth`` and ``mode``, given by keyword or as the
     one or two positional arguments after the arrays (``map_overlap(f, x, 1, "wrap")``).
 
@@ -105,7 +109,9 @@ def aligned(xs: Sequence[da.Array]) -> list[da.Array]:
     return [x if x.chunks == tuple(c) else x.rechunk(tuple(c)) for x, c in zip(xs, chunks)]
 
 
-def fitted(xs: Sequence[da.Array], depths: Sequence[Sequence[int]]) -> list[tuple[Any, ...]]:
+def fitted(
+    xs: Sequence[da.Array], depths: Sequence[Sequence[int]]
+) -> list[tuple[tuple[int, ...], ...]]:
     """Each array's chunks none narrower than the widest halo along that axis (axes
     counted from the end) among the arrays chunked alike there, so that their blocks
     still correspond; the whole axis in one chunk where it is narrower."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import dask.array as da
 
@@ -16,13 +16,24 @@ from daskpad.core.plan import PadPlan, check_with_numpy, normalize
 from daskpad.core.regrid import regrid
 from daskpad.modes.function import pad_with_function
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+#: one axis's mode: a numpy.pad mode's name, or a function ``f(vector, iaxis_pad_width,
+#: iaxis, kwargs)`` that pads ``vector`` in place (returning the padded vector also works)
+AxisMode = str | Callable[..., object]
+#: a mode per axis: ``{axis: mode}`` or one mode per axis
+AxisModes = Mapping[int, AxisMode] | Sequence[AxisMode]
+#: :func:`pad`'s ``mode``: one for every axis, or a mode per axis
+PadMode = AxisMode | AxisModes
+
 
 def pad(
-    array: Any,
-    pad_width: Any,
-    mode: str | Callable[..., Any] | Mapping[int, Any] | Sequence[Any] = "constant",
+    array: da.Array | npt.ArrayLike,
+    pad_width: npt.ArrayLike | Mapping[int, npt.ArrayLike],
+    mode: PadMode = "constant",
     *,
-    chunks: Any = None,
+    chunks: object = None,
     **kwargs: Any,
 ) -> da.Array:
     """Pad an array lazily, exactly as :func:`numpy.pad` would.
@@ -133,7 +144,7 @@ def pad(
     if is_per_axis(mode):
         plan = normalize_per_axis(shape, pad_width, mode, kwargs, x.dtype)
     else:
-        plan = normalize(shape, pad_width, cast("Any", mode), kwargs, x.dtype.itemsize)
+        plan = normalize(shape, pad_width, cast("AxisMode", mode), kwargs, x.dtype.itemsize)
         check_with_numpy(plan, x.dtype, mode, kwargs)
     if plan.is_identity and chunks is None:
         return x
@@ -152,7 +163,7 @@ def _one_grid(x: da.Array, plan: PadPlan) -> bool:
     return 0 not in x.shape and not any(step.whole_lines for _a, step in plan.steps)
 
 
-def _pad_in_steps(x: da.Array, plan: PadPlan, chunks: Any) -> da.Array:
+def _pad_in_steps(x: da.Array, plan: PadPlan, chunks: object) -> da.Array:
     """A mode per axis as the padding of one axis after another, each step a pad of its
     own, then cut into the output chunks asked for."""
     y = x
@@ -165,7 +176,7 @@ def in_output_chunks(
     y: da.Array,
     input_chunks: tuple[tuple[int, ...], ...],
     widths: Sequence[tuple[int, int]],
-    chunks: Any,
+    chunks: object,
 ) -> da.Array:
     """``y``, the pad by ``widths`` of an array in ``input_chunks`` laid out in chunks of
     its own (``chunks=None``'s, or a pad's in steps), in the output chunks ``chunks`` asks

@@ -10,25 +10,31 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import dask.array as da
 import numpy as np
 
-from daskpad.api.pad import pad
+from daskpad.api.pad import PadMode, pad
 from daskpad.core.per_axis import per_axis
 from daskpad.core.plan import normalize_pad_width
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 #: how the width an axis needs is split between its two sides
 ALIGNS = ("center", "start", "end")
 
+#: a size per axis: one entry per axis (None leaves an axis as it is), or ``{axis: size}``
+AxisSizes = Sequence[SupportsIndex | None] | Mapping[int, SupportsIndex] | np.ndarray
+
 
 def widths_for(
-    array: Any,
-    shape: Any = None,
+    array: da.Array | npt.ArrayLike,
+    shape: AxisSizes | None = None,
     *,
-    multiple: Any = None,
+    multiple: SupportsIndex | AxisSizes | None = None,
     align: str = "center",
 ) -> tuple[tuple[int, int], ...]:
     """The ``pad_width`` that pads ``array`` to ``shape``, or each axis to the next
@@ -103,13 +109,13 @@ def widths_for(
 
 
 def pad_to(
-    array: Any,
-    shape: Any = None,
+    array: da.Array | npt.ArrayLike,
+    shape: AxisSizes | None = None,
     *,
-    multiple: Any = None,
-    mode: str | Callable[..., Any] | Mapping[int, Any] | Sequence[Any] = "constant",
+    multiple: SupportsIndex | AxisSizes | None = None,
+    mode: PadMode = "constant",
     align: str = "center",
-    chunks: Any = None,
+    chunks: object = None,
     **kwargs: Any,
 ) -> da.Array:
     """Pad ``array`` lazily to ``shape``, or each axis to the next ``multiple``, as
@@ -138,7 +144,9 @@ def pad_to(
     return pad(x, widths, mode, chunks=chunks, **kwargs)
 
 
-def crop(array: Any, pad_width: Any) -> da.Array:
+def crop(
+    array: da.Array | npt.ArrayLike, pad_width: npt.ArrayLike | Mapping[int, npt.ArrayLike]
+) -> da.Array:
     """Cut ``pad_width`` off ``array``: the exact inverse of :func:`daskpad.pad`.
 
     ``crop(pad(x, pad_width, mode), pad_width)`` equals ``x`` for every mode and every form
@@ -177,7 +185,7 @@ def crop(array: Any, pad_width: Any) -> da.Array:
     return cropped
 
 
-def _refuse_labelled(array: Any, name: str) -> None:
+def _refuse_labelled(array: object, name: str) -> None:
     """TypeError for an xarray Dataset or DataArray, whose dimensions have names: these
     functions take axes by number, and its accessor's ``obj.pad2.<name>`` takes names.
 
@@ -201,7 +209,7 @@ def _refuse_labelled(array: Any, name: str) -> None:
         )
 
 
-def _shape_of(array: Any, name: str) -> tuple[int, ...]:
+def _shape_of(array: da.Array | npt.ArrayLike, name: str) -> tuple[int, ...]:
     """The shape of ``array`` (a tuple: a shape itself), refused where dask does not know
     it (chunks of unknown size)."""
     if isinstance(array, tuple):

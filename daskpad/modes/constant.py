@@ -7,6 +7,7 @@ the budget.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import dask.array as da
@@ -47,13 +48,19 @@ def build_fill(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> 
 
 
 def fill_block(
-    *, like: Any, value: Any, fill: bool, shape: Any = None, block_info: Any = None
-) -> Any:
+    *,
+    like: np.ndarray,
+    value: object,
+    fill: bool,
+    shape: tuple[int, ...] | None = None,
+    block_info: Mapping[int | None, Mapping[str, Any]] | None = None,
+) -> np.ndarray:
     """A block of ``shape`` (or the chunk shape given by dask), filled with ``value`` (or
     left empty); for numpy, a read-only broadcast view of one element, as dask's own
     ``broadcast_to`` makes (every pad block is read-only:
     :func:`daskpad.core.kernels.read_only`)."""
     if shape is None:
+        assert block_info is not None
         shape = block_info[None]["chunk-shape"]
     view = type(like) is np.ndarray
     out = np.empty_like(like, shape=(1,) * len(shape) if view else shape)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 import dask.array as da
 import numpy as np
@@ -41,7 +41,15 @@ from daskpad.core.registry import MODES, EdgeFunction, register
 from daskpad.core.regrid import regrid
 from daskpad.core.sides import SideChunks, Sides, blockwise_along, per_pad_block, with_axis
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 Chunks = tuple[tuple[int, ...], ...]
+
+T = TypeVar("T")
+#: a ``blockwise`` argument as dask hands it to a task with ``concatenate=False``: the
+#: blocks along each index the output lacks, in nested lists
+Nested: TypeAlias = T | list["Nested[T]"] | tuple["Nested[T]", ...]
 
 STRIPE_PARTS = 2  # a stripe holds at most budget / STRIPE_PARTS: a task holds about two
 
@@ -67,7 +75,7 @@ def stripe_faces(shape: tuple[int, ...], chunks: Chunks, itemsize: int) -> Chunk
     )
 
 
-def pad_with_function(x: da.Array, plan: PadPlan, chunks: Any = None) -> da.Array:
+def pad_with_function(x: da.Array, plan: PadPlan, chunks: object = None) -> da.Array:
     """A user function: zero-pad, then for each axis in turn hand it every whole line."""
     assert plan.function is not None
     zeros = replace(
@@ -120,7 +128,7 @@ def _passes_keeping_changes(
         last = a == ndim - 1
         source = padded if a == 0 else pad_axes(fresh_copy(x, a), zeros)
         # every block of the stripe, whole along a (contracted: the kernel joins them)
-        args: list[Any] = [
+        args: list[object] = [
             regrid(source, faces),
             tuple(2 * ndim if i == a else i for i in range(ndim)),
         ]
@@ -197,11 +205,11 @@ def build_edge_function(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideCh
 
 
 def _call_on_lines(
-    out: Any,
-    function: Callable[..., Any],
+    out: np.ndarray,
+    function: Callable[..., npt.ArrayLike | None],
     axis: int,
     iaxis_pad_width: tuple[int, int],
-    kwargs: Mapping[str, Any],
+    kwargs: Mapping[str, object],
 ) -> None:
     """``function(vector, iaxis_pad_width, iaxis, kwargs)`` on every line of ``out`` along
     ``axis``, in place, as numpy.pad calls it; a function that returns the padded vector
@@ -214,7 +222,7 @@ def _call_on_lines(
             vector[...] = returned
 
 
-def apply_function(block: Any, **call: Any) -> Any:
+def apply_function(block: np.ndarray, **call: Any) -> np.ndarray:
     """Call the function on every line of ``block`` (whole lines, already zero-padded), as
     numpy.pad does; ``call`` names the function, the axis, ``iaxis_pad_width`` and
     ``kwargs``, as :func:`_call_on_lines` takes them."""
@@ -233,7 +241,7 @@ class PaddedBox:
     """Values of the padded array in the box starting at ``start`` (padded positions)."""
 
     start: tuple[int, ...]
-    values: Any
+    values: np.ndarray
 
     def overlaps(self, origin: Sequence[int], shape: Sequence[int]) -> bool:
         return all(
@@ -241,7 +249,7 @@ class PaddedBox:
             for lo, n, o, m in zip(self.start, self.values.shape, origin, shape)
         )
 
-    def paste(self, out: Any, origin: Sequence[int]) -> None:
+    def paste(self, out: np.ndarray, origin: Sequence[int]) -> None:
         """Write the part of this piece that lies in ``out`` (a block at ``origin``)."""
         into, take = [], []
         for lo, n, o, m in zip(self.start, self.values.shape, origin, out.shape):
@@ -266,7 +274,7 @@ class Changed:
         return sum(int(p.values.nbytes) for p in self.pieces)
 
 
-def _flat(nested: Any) -> Iterator[Any]:
+def _flat(nested: Nested[T]) -> Iterator[T]:
     if isinstance(nested, (list, tuple)):
         for item in nested:
             yield from _flat(item)
@@ -274,7 +282,7 @@ def _flat(nested: Any) -> Iterator[Any]:
         yield nested
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two blocks hold the same bytes (and masks): -0.0 is not 0.0, a NaN is
     itself."""
     if a.dtype.kind == "O":
@@ -286,7 +294,7 @@ def _same(a: Any, b: Any) -> bool:
     return bool(np.array_equal(_bytes(a), _bytes(b)))
 
 
-def _bytes(a: Any) -> Any:
+def _bytes(a: np.ndarray) -> np.ndarray:
     """``a``'s bits as unsigned integers, the widest that divide its item size (comparing
     uint32 or uint64 is several times faster than comparing uint8); a view where the last
     axis is contiguous or the width is the item size."""
@@ -299,15 +307,15 @@ def _bytes(a: Any) -> Any:
 
 
 def function_pass(
-    blocks: Any,
+    blocks: Nested[np.ndarray],
     *args: Any,
     axis: int,
     widths: Sequence[tuple[int, int]],
     starts: Sequence[Sequence[int]],
-    function: Callable[..., Any],
-    kwargs: Mapping[str, Any],
+    function: Callable[..., npt.ArrayLike | None],
+    kwargs: Mapping[str, object],
     last: bool,
-) -> Any:
+) -> np.ndarray | Changed:
     """One pass of a user function over a stripe whole along ``axis``.
 
     ``blocks`` are the stripe's blocks of the zero-padded input, in order along ``axis``;
@@ -317,19 +325,20 @@ def function_pass(
     numpy's array holds when this pass begins. The last pass returns the stripe; the others
     what the function changed, found by comparing the data part with the blocks.
     """
-    blocks = list(_flat(blocks))
-    ndim = blocks[0].ndim
+    flat = list(_flat(blocks))
+    ndim = flat[0].ndim
     given = iter(int(a[0]) for a in args[: ndim - 1])
     origin = tuple(0 if i == axis else int(starts[i][next(given)]) for i in range(ndim))
-    pasted = [piece for changed in _flat(list(args[ndim - 1 :])) for piece in changed.pieces]
+    earlier: Iterator[Changed] = _flat(list(args[ndim - 1 :]))
+    pasted = [piece for changed in earlier for piece in changed.pieces]
     pad_width = widths[axis]
     if last:
-        out = concatenate_blocks(blocks, axis) if len(blocks) > 1 else blocks[0].copy()
+        out: np.ndarray = concatenate_blocks(flat, axis) if len(flat) > 1 else flat[0].copy()
         for piece in pasted:
             piece.paste(out, origin)
         _call_on_lines(out, function, axis, pad_width, kwargs)
         return out
-    return _changes(blocks, pasted, origin, axis, pad_width, function, kwargs)
+    return _changes(flat, pasted, origin, axis, pad_width, function, kwargs)
 
 
 # a pass that keeps only changes hands the function its lines in groups up to this big. A
@@ -340,13 +349,13 @@ GROUP_BYTES = 64 * 2**20
 
 
 def _changes(
-    blocks: Sequence[Any],
+    blocks: Sequence[np.ndarray],
     pasted: Sequence[PaddedBox],
     origin: tuple[int, ...],
     axis: int,
     pad_width: tuple[int, int],
-    function: Callable[..., Any],
-    kwargs: Mapping[str, Any],
+    function: Callable[..., npt.ArrayLike | None],
+    kwargs: Mapping[str, object],
 ) -> Changed:
     """What the function changes in the stripe made of ``blocks`` (and ``pasted``): the
     lines are joined and handed to it a group at a time, a few MB each, so the stripe is
@@ -390,8 +399,8 @@ def _changes(
 
 
 def _data_kept(
-    out: Any,
-    blocks: Sequence[Any],
+    out: np.ndarray,
+    blocks: Sequence[np.ndarray],
     pasted: Sequence[PaddedBox],
     origin: tuple[int, ...],
     axis: int,
@@ -425,14 +434,14 @@ def _data_kept(
 
 
 def edge_function_pads(
-    *pieces: Any,
+    *pieces: np.ndarray,
     axis: int,
     length: int,
     iaxis_pad_width: tuple[int, int],
     piece_starts: Sequence[int],
-    function: Callable[..., Any],
-    kwargs: Mapping[str, Any],
-) -> Any:
+    function: Callable[..., npt.ArrayLike | None],
+    kwargs: Mapping[str, object],
+) -> np.ndarray:
     """Both pads of every line along ``axis`` from a function that promised to read only
     the data values in ``pieces`` (slices of the axis starting at ``piece_starts``) and to
     write only the pads (:func:`daskpad.edge_function`): the lines are laid out at their
@@ -453,7 +462,10 @@ def edge_function_pads(
         line[(*at, slice(before + lo, before + lo + piece.shape[axis]))] = piece
     _call_on_lines(line, function, axis, iaxis_pad_width, kwargs)
     end = before + length
-    return concatenate_blocks([line[(*at, slice(0, before))], line[(*at, slice(end, None))]], axis)
+    pads: np.ndarray = concatenate_blocks(
+        [line[(*at, slice(0, before))], line[(*at, slice(end, None))]], axis
+    )
+    return pads
 
 
 register([], build_edge_function, family="edge_function")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import dask.array as da
 import numpy as np
@@ -20,6 +20,9 @@ from daskpad.core.grid import BlockGrid
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
 from daskpad.core.sides import SideChunks, Sides, blockwise_chunks, per_pad_block
+
+#: a block, or dask's nested lists of blocks (a reduction's, with ``concatenate=False``)
+Blocks: TypeAlias = np.ndarray | list["Blocks"]
 
 # --------------------------------------------------------------------------------------
 # the builder
@@ -89,7 +92,9 @@ def _ramp_flag(edge: da.Array, axis: int, end_value: Any, width: int) -> da.Arra
 # --------------------------------------------------------------------------------------
 
 
-def _ramp_operands(edge: Any, end_value: Any, width: int, axis: int) -> tuple[Any, Any, Any]:
+def _ramp_operands(
+    edge: np.ndarray, end_value: Any, width: int, axis: int
+) -> tuple[np.dtype, np.ndarray, np.ndarray]:
     """``(computation dtype, delta, stop)`` exactly as ``numpy.linspace`` forms them."""
     stop = np.squeeze(edge, axis=axis)
     dt = np.linspace(end_value, stop, num=0).dtype
@@ -98,8 +103,14 @@ def _ramp_operands(edge: Any, end_value: Any, width: int, axis: int) -> tuple[An
 
 
 def ramp_step_is_zero(
-    edge: Any, *, end_value: Any, width: int, along: int, axis: Any = None, keepdims: bool = False
-) -> Any:
+    edge: Blocks,
+    *,
+    end_value: Any,
+    width: int,
+    along: int,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+) -> np.ndarray | np.bool:
     """Whether any ``step`` of the ramps from ``edge`` (a block, or dask's nested lists of
     blocks) is 0: numpy then computes every ramp of that side differently (to protect
     denormals), so this is asked of the whole face. (``axis``/``keepdims`` are dask's
@@ -113,7 +124,9 @@ def ramp_step_is_zero(
     return np.full((1,) * edge.ndim if keepdims else (), flag)
 
 
-def any_of(flags: Any, axis: Any = None, keepdims: bool = False) -> Any:
+def any_of(
+    flags: Blocks, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> np.ndarray | np.bool:
     """Combine per-block flags (a list of them, or one array) into one."""
     if isinstance(flags, list):
         return np.full((1,) * np.ndim(flags[0]) if keepdims else (), any(np.any(f) for f in flags))
@@ -123,8 +136,8 @@ def any_of(flags: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 
 def ramp_block(
-    edge: Any,
-    any_step_zero: Any,
+    edge: np.ndarray,
+    any_step_zero: np.ndarray,
     *,
     end_value: Any,
     width: int,
@@ -132,7 +145,7 @@ def ramp_block(
     stop: int,
     reverse: bool,
     axis: int,
-) -> Any:
+) -> np.ndarray:
     """Elements ``[start, stop)`` of ``numpy.linspace(end_value, edge, width,
     endpoint=False, dtype=edge.dtype)`` along ``axis`` (reversed for the after side), with
     numpy's arithmetic, so that a ramp split over many blocks equals numpy's in every bit.
@@ -175,15 +188,15 @@ def ramp_block(
 RAMP_TILE = 1 << 19
 
 
-def _rows(a: Any, cut: slice) -> Any:
+def _rows(a: np.ndarray, cut: slice) -> np.ndarray:
     """Rows ``cut`` of an operand that may broadcast along the first axis."""
     return a[cut] if a.shape[0] > 1 else a
 
 
-def _ramp_values(y: Any, delta: Any, end_value: Any, dtype: np.dtype) -> Any:
+def _ramp_values(y: np.ndarray, delta: np.ndarray, end_value: Any, dtype: np.dtype) -> np.ndarray:
     """numpy.linspace's last steps, ``y * delta + start`` (floored for integer data), in
     the computation's dtype."""
-    values = y * delta
+    values: np.ndarray = y * delta
     values += end_value
     if np.issubdtype(dtype, np.integer):
         np.floor(values, out=values)

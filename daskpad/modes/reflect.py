@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple, cast
 
 import dask.array as da
 import numpy as np
@@ -266,13 +266,13 @@ def align(ap: AxisPlan, plan: PadPlan, input_chunks: Sequence[int], side: int) -
 
 
 def gather_block(
-    *pieces: Any,
+    *pieces: np.ndarray,
     axis: int,
     piece_starts: Sequence[int],
     program: Program,
     start: int,
     stop: int,
-) -> Any:
+) -> np.ndarray:
     """Padded positions ``[start, stop)`` along ``axis`` of a copying mode.
 
     ``pieces`` are slices of the array along ``axis`` holding the data indices
@@ -300,7 +300,11 @@ class _Reader:
     memory could not be reused."""
 
     def __init__(
-        self, pieces: Sequence[Any], piece_starts: Sequence[int], program: Program, axis: int
+        self,
+        pieces: Sequence[np.ndarray],
+        piece_starts: Sequence[int],
+        program: Program,
+        axis: int,
     ) -> None:
         self.pieces = pieces
         self.lows = np.asarray(piece_starts, dtype=np.intp)
@@ -312,7 +316,7 @@ class _Reader:
         axis = len(self.before)
         return (*self.like.shape[:axis], length, *self.like.shape[axis + 1 :])
 
-    def data(self, d: np.ndarray) -> Any:
+    def data(self, d: np.ndarray) -> np.ndarray:
         """The data at indices ``d``, read from the pieces themselves (never joined: for a
         wide pad they hold the whole axis, and each block takes only its part)."""
         before, pieces = self.before, self.pieces
@@ -339,7 +343,7 @@ class _Reader:
             out[(*before, _as_slice(at))] = pieces[int(p)][(*before, _as_slice(local[at]))]
         return out
 
-    def odd_values(self, p: np.ndarray) -> Any:
+    def odd_values(self, p: np.ndarray) -> np.ndarray:
         """Odd reflection, numpy's rounds replayed recursively (for a few positions)."""
         program, before = self.program, self.before
         inside = (p >= program.lo) & (p < program.hi)
@@ -349,7 +353,7 @@ class _Reader:
         which = locate(program, p[outside])
         out = np.empty_like(self.like, shape=self.shaped(p.size))
         if inside.any():
-            out[(*before, inside)] = self.data(p[inside] - program.lo)
+            out[before + (inside,)] = self.data(p[inside] - program.lo)
         # positions arrive sorted (or reversed), so each fill's share is one run of them
         cuts = np.flatnonzero(np.diff(which)) + 1
         for lo, hi in zip((0, *cuts.tolist()), (*cuts.tolist(), which.size)):
@@ -361,7 +365,7 @@ class _Reader:
         return out
 
 
-def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16) -> Any:
+def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16) -> np.ndarray:
     """:func:`gather_block`'s odd reflection, level by level for all positions at once.
 
     Each round of numpy's fill maps a position onto an earlier one and writes
@@ -375,9 +379,9 @@ def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16)
     axis = len(before)
     offsets = np.array([f.offset for f in program.fills], dtype=np.intp)
     steps = np.array([f.step for f in program.fills], dtype=np.intp)
-    edges: dict[int, Any] = {}  # fill -> the value at its edge (length one along axis)
+    edges: dict[int, np.ndarray] = {}  # fill -> the value at its edge (length one along axis)
 
-    def edge(i: int) -> Any:
+    def edge(i: int) -> np.ndarray:
         if i not in edges:
             edges[i] = reader.odd_values(np.array([program.fills[i].edge], dtype=np.intp))
         return edges[i]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TypeVar, cast
 
 import dask.array as da
 import numpy as np
@@ -34,6 +34,8 @@ from daskpad.core.sides import SideChunks, Sides
 
 #: the statistics' family (their builder's name in the mode table)
 FAMILY = "stat"
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -173,8 +175,8 @@ def _slab_statistic(
             # each combining task picks its share of the blocks' partials itself
             finish = {**finish, "pick": which}
             return _sides.blockwise_along(combine_statistic, slab, axis, 1, [both], finish)
-        kernel: Callable[..., Any] = pick
-        source, extra = both, dict[str, Any](which=which)
+        kernel: Callable[..., np.ndarray] = pick
+        source, extra = both, dict[str, object](which=which)
     else:
         kernel, source, extra = partial_statistic, slab, dict(stat=stat, axis=axis, acc=acc)
     partial = da.blockwise(
@@ -250,7 +252,7 @@ def build_stat(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> 
 # the kernels: plain numpy, run on workers
 # --------------------------------------------------------------------------------------
 
-STATISTICS: Mapping[str, Callable[..., Any]] = {
+STATISTICS: Mapping[str, Callable[..., np.ndarray]] = {
     "amax": np.amax,
     "amin": np.amin,
     "mean": np.mean,
@@ -258,7 +260,7 @@ STATISTICS: Mapping[str, Callable[..., Any]] = {
 }
 
 
-def _round_for(stat: Any, dtype: np.dtype) -> Any:
+def _round_for(stat: np.ndarray | np.generic, dtype: np.dtype) -> np.ndarray | np.generic:
     # numpy.pad rounds statistics (half to even) before storing them into integers.
     if np.issubdtype(dtype, np.integer):
         stat = np.asarray(stat)
@@ -266,16 +268,17 @@ def _round_for(stat: Any, dtype: np.dtype) -> Any:
     return stat
 
 
-def stat_block(*pieces: Any, stat: str, axis: int) -> Any:
+def stat_block(*pieces: np.ndarray, stat: str, axis: int) -> np.ndarray:
     """The statistic of the concatenated ``pieces`` along ``axis`` (length one there),
     with numpy.pad's rounding, stored in the pieces' dtype."""
-    return on_distinct_lines(lambda p: _stat_block(p, stat, axis), pieces, axis)
+    out: np.ndarray = on_distinct_lines(lambda p: _stat_block(p, stat, axis), pieces, axis)
+    return out
 
 
-def _stat_block(pieces: Sequence[Any], stat: str, axis: int) -> Any:
+def _stat_block(pieces: Sequence[np.ndarray], stat: str, axis: int) -> np.ndarray:
     if stat == "median" and all(type(p) is np.ndarray and p.dtype.kind != "O" for p in pieces):
         return _median_lines(pieces, axis)
-    slab = concatenate_blocks(pieces, axis)
+    slab: np.ndarray = concatenate_blocks(pieces, axis)
     value = _round_for(STATISTICS[stat](slab, axis=axis, keepdims=True), slab.dtype)
     out = np.empty_like(slab, shape=value.shape)
     out[...] = value
@@ -307,43 +310,47 @@ def mean_accumulator(dtype: np.dtype) -> np.dtype:
     return dtype
 
 
-def partial_statistic(block: Any, *, stat: str, axis: int, acc: np.dtype) -> Any:
+def partial_statistic(block: np.ndarray, *, stat: str, axis: int, acc: np.dtype) -> np.ndarray:
     """One block's share of a statistic along ``axis`` (its sum, for the mean)."""
 
-    def share(pieces: Sequence[Any]) -> Any:
+    def share(pieces: Sequence[np.ndarray]) -> np.ndarray:
         if stat == "mean":
             return np.sum(pieces[0], axis=axis, dtype=acc, keepdims=True)
         return STATISTICS[stat](pieces[0], axis=axis, keepdims=True)
 
-    return on_distinct_lines(share, [block], axis)
+    out: np.ndarray = on_distinct_lines(share, [block], axis)
+    return out
 
 
 def partials_along(
-    block: Any, *, stat: str, axes: Sequence[int], acc: np.dtype
-) -> tuple[Any, ...]:
+    block: np.ndarray, *, stat: str, axes: Sequence[int], acc: np.dtype
+) -> tuple[np.ndarray, ...]:
     """:func:`partial_statistic` of one block along each of ``axes``, in one task."""
     return tuple(partial_statistic(block, stat=stat, axis=a, acc=acc) for a in axes)
 
 
-def pick(parts: tuple[Any, ...], *, which: int) -> Any:
+def pick(parts: tuple[T, ...], *, which: int) -> T:
     """One of the partials :func:`partials_along` computed."""
     return parts[which]
 
 
 def combine_statistic(
-    partials: Any, *, stat: str, axis: int, count: int, out_dtype: np.dtype
-) -> Any:
+    partials: np.ndarray, *, stat: str, axis: int, count: int, out_dtype: np.dtype
+) -> np.ndarray:
     """Combine per-block partials (concatenated along ``axis``) into the statistic, in
     numpy.mean's result dtype for the mean, rounded and stored like numpy.pad."""
-    return on_distinct_lines(
+    out: np.ndarray = on_distinct_lines(
         lambda p: _combined(p[0], stat, axis, count, out_dtype), [partials], axis
     )
+    return out
 
 
-def _combined(partials: Any, stat: str, axis: int, count: int, out_dtype: np.dtype) -> Any:
+def _combined(
+    partials: np.ndarray, stat: str, axis: int, count: int, out_dtype: np.dtype
+) -> np.ndarray:
     if stat == "mean":
         total = np.sum(partials, axis=axis, keepdims=True)
-        value = np.true_divide(total, count)
+        value: np.ndarray | np.generic = np.true_divide(total, count)
         if out_dtype.kind != "O":
             value = np.asarray(value).astype(np.mean(np.zeros(1, dtype=out_dtype)).dtype)
     else:
@@ -354,7 +361,7 @@ def _combined(partials: Any, stat: str, axis: int, count: int, out_dtype: np.dty
     return out
 
 
-def repeat_block(stat: Any, *, axis: int, start: int, stop: int) -> Any:
+def repeat_block(stat: np.ndarray, *, axis: int, start: int, stop: int) -> np.ndarray:
     """A pad block of ``stop - start`` copies of a statistic (length one along ``axis``);
     for numpy, a read-only broadcast view, as dask's own ``broadcast_to`` makes (every pad
     block is read-only: :func:`daskpad.core.kernels.read_only`)."""

@@ -6,7 +6,8 @@ the axis too, within budgets that keep a drawn case fast.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Callable, Container, Mapping, Sequence
+from typing import SupportsIndex, TypeVar
 
 import numpy as np
 from hypothesis import strategies as st
@@ -16,6 +17,11 @@ from daskpad.testing.reference import (
     DTYPES,
     NUMPY_HAS_DICT_PAD_WIDTH,
 )
+
+T = TypeVar("T")
+
+#: one element of an array of a dtype the strategies draw
+Element = int | float | complex | np.datetime64 | np.timedelta64
 
 #: At most this many elements in the input (the product of max(length, 1)).
 INPUT_BUDGET = 200
@@ -40,7 +46,7 @@ def dtypes() -> st.SearchStrategy[np.dtype]:
 
 @st.composite
 def shapes(
-    draw: Any,
+    draw: st.DrawFn,
     *,
     min_dims: int = 0,
     max_dims: int = 4,
@@ -61,7 +67,7 @@ def shapes(
 
 @st.composite
 def chunkings(
-    draw: Any, shape: tuple[int, ...], *, max_blocks: int = BLOCK_BUDGET
+    draw: st.DrawFn, shape: tuple[int, ...], *, max_blocks: int = BLOCK_BUDGET
 ) -> tuple[tuple[int, ...], ...]:
     """Irregular chunks: each axis cut at random places; length-0 axes get ``(0,)``."""
     chunks = []
@@ -82,7 +88,7 @@ def chunkings(
     return tuple(chunks)
 
 
-def _floats(dtype: np.dtype, bounded: bool) -> st.SearchStrategy[Any]:
+def _floats(dtype: np.dtype, bounded: bool) -> st.SearchStrategy[float]:
     small = st.integers(-4, 4).map(float)
     if bounded:  # sums of a few dozen values cannot overflow
         limit = float(np.finfo(dtype).max) / 1024
@@ -92,7 +98,7 @@ def _floats(dtype: np.dtype, bounded: bool) -> st.SearchStrategy[Any]:
     return st.one_of(small, hnp.from_dtype(dtype))
 
 
-def elements(dtype: np.dtype, *, bounded: bool = False) -> st.SearchStrategy[Any]:
+def elements(dtype: np.dtype, *, bounded: bool = False) -> st.SearchStrategy[Element]:
     """Values of ``dtype``, with many small ones (ties, repeated values, zeros).
 
     ``bounded`` keeps float magnitudes small enough that a mean cannot overflow.
@@ -142,19 +148,20 @@ def data_arrays(
     return hnp.arrays(dtype, shape, elements=elements(dtype, bounded=bounded), fill=st.nothing())
 
 
-def _int(draw: Any, value: int) -> Any:
+def _int(draw: st.DrawFn, value: int) -> SupportsIndex:
     """``value`` as a Python int or one of numpy's signed integer scalars."""
-    types: list[Any] = [int, int, np.int64, np.intp, np.int32]
+    types: list[Callable[[int], SupportsIndex]] = [int, int, np.int64, np.intp, np.int32]
     if value <= 127:
         types.append(np.int8)
     return draw(st.sampled_from(types))(value)
 
 
-def _container(draw: Any, items: list[Any]) -> Any:
-    return draw(st.sampled_from([tuple, list]))(items)
+def _container(draw: st.DrawFn, items: list[T]) -> list[T] | tuple[T, ...]:
+    kinds: list[Callable[[list[T]], list[T] | tuple[T, ...]]] = [tuple, list]
+    return draw(st.sampled_from(kinds))(items)
 
 
-def _axis_cost(n: int, axis_chunks: Any, total: int) -> tuple[int, int]:
+def _axis_cost(n: int, axis_chunks: tuple[int, ...] | None, total: int) -> tuple[int, int]:
     """(elements, most output blocks) along one axis of length ``n`` padded by ``total``.
 
     Blocks assume pad chunks of the axis's largest chunk (daskpad's default, before it grows
@@ -166,7 +173,13 @@ def _axis_cost(n: int, axis_chunks: Any, total: int) -> tuple[int, int]:
     return max(n, 1) + total, len(axis_chunks) + (-(-total // size) + 1 if total else 0)
 
 
-def _fits(shape: Any, chunks: Any, totals: list[int], budget: int, max_blocks: int) -> bool:
+def _fits(
+    shape: tuple[int, ...],
+    chunks: tuple[tuple[int, ...], ...] | None,
+    totals: list[int],
+    budget: int,
+    max_blocks: int,
+) -> bool:
     costs = [
         _axis_cost(n, None if chunks is None else chunks[k], t)
         for k, (n, t) in enumerate(zip(shape, totals))
@@ -176,7 +189,14 @@ def _fits(shape: Any, chunks: Any, totals: list[int], budget: int, max_blocks: i
     return elements <= budget and blocks <= max_blocks
 
 
-def _room(shape: Any, chunks: Any, totals: list[int], axes: Any, budget: int, blocks: int) -> int:
+def _room(
+    shape: tuple[int, ...],
+    chunks: tuple[tuple[int, ...], ...] | None,
+    totals: list[int],
+    axes: Container[int],
+    budget: int,
+    blocks: int,
+) -> int:
     """Largest total width (before + after, up to 2 * MAX_WIDTH) that each of ``axes`` can
     take on top of ``totals`` within the budgets."""
     t = 0
@@ -188,10 +208,19 @@ def _room(shape: Any, chunks: Any, totals: list[int], axes: Any, budget: int, bl
     return t
 
 
-def _width(draw: Any, most: int) -> int:
+def _width(draw: st.DrawFn, most: int) -> int:
     most = max(0, min(most, MAX_WIDTH))
-    return cast("int", draw(st.one_of(st.integers(0, min(3, most)), st.integers(0, most))))
+    return draw(st.one_of(st.integers(0, min(3, most)), st.integers(0, most)))
 
+
+#: ``pad_width`` in one of numpy's forms (:data:`PAD_WIDTH_FORMS`)
+PadWidth = (
+    SupportsIndex
+    | Sequence[SupportsIndex]
+    | Sequence[Sequence[SupportsIndex]]
+    | np.ndarray
+    | Mapping[int, int | tuple[int, int]]
+)
 
 PAD_WIDTH_FORMS = (
     "int",
@@ -207,13 +236,13 @@ PAD_WIDTH_FORMS = (
 
 @st.composite
 def pad_widths(
-    draw: Any,
+    draw: st.DrawFn,
     shape: tuple[int, ...],
-    chunks: Any = None,
+    chunks: tuple[tuple[int, ...], ...] | None = None,
     *,
     budget: int = OUTPUT_BUDGET,
     max_blocks: int = OUTPUT_BLOCK_BUDGET,
-) -> Any:
+) -> PadWidth:
     """``pad_width`` for an array of ``shape``, in one of numpy's forms (``PAD_WIDTH_FORMS``),
     with widths up to ``MAX_WIDTH`` (far wider than any axis) where the output stays under
     ``budget`` elements and, given the input ``chunks``, about ``max_blocks`` blocks."""
@@ -254,7 +283,7 @@ def pad_widths(
     if form == "array":
         return np.array(widths, dtype=draw(st.sampled_from([np.int64, np.int32, np.intp])))
     # dict: a random subset of axes, keys possibly negative, values int or (before, after)
-    result: dict[int, Any] = {}
+    result: dict[int, int | tuple[int, int]] = {}
     for axis in draw(st.lists(st.sampled_from(range(ndim)), unique=True)) if ndim else []:
         key = axis - ndim if draw(st.booleans()) else axis
         b, a = widths[axis]

@@ -5,12 +5,14 @@ too."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 
 
-def pad_with_constant(vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwargs: Any) -> None:
+def pad_with_constant(
+    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
+) -> None:
     """numpy's docstring example, verbatim: ``kwargs["padder"]`` (default 10) in the pads.
 
     With an after-width of 0, ``vector[-0:]`` is the whole line, so the whole line is
@@ -22,7 +24,7 @@ def pad_with_constant(vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwar
 
 
 def pad_with_shuffled_line(
-    vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwargs: Any
+    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, int]
 ) -> None:
     """Pads read from the line (including earlier axes' pads), in an order set by the axis and
     ``kwargs["shift"]``: data-dependent, dtype-agnostic, sensitive to the order of axes."""
@@ -36,7 +38,9 @@ def pad_with_shuffled_line(
     vector[before + n :] = interior[(2 * np.arange(after) + shift) % n]
 
 
-def pad_returning_new(vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwargs: Any) -> Any:
+def pad_returning_new(
+    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
+) -> np.ndarray:
     """Legacy style: leaves ``vector`` alone and returns a new, edge-padded vector."""
     before, after = iaxis_pad_width
     n = len(vector) - before - after
@@ -48,8 +52,8 @@ def pad_returning_new(vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwar
 
 
 def pad_inplace_and_return(
-    vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwargs: Any
-) -> Any:
+    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
+) -> np.ndarray:
     """Writes into ``vector`` (before: the line's last value; after: its first) and returns
     it."""
     before, after = iaxis_pad_width
@@ -61,7 +65,7 @@ def pad_inplace_and_return(
 
 
 def pad_and_reverse_data(
-    vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwargs: Any
+    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
 ) -> None:
     """Pads with the line's first and last values, then reverses the data part of lines
     whose first and last data values differ: a function that writes the data too, on some

@@ -18,14 +18,15 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
 
+from daskpad.api.pad import AxisMode, AxisModes
 from daskpad.core.keywords import KEYWORDS, Keyword, keyword_names
 from daskpad.core.registry import MODES
 from daskpad.testing.arrays import (
+    PadWidth,
     _container,
     chunkings,
     data_arrays,
@@ -67,7 +68,7 @@ __all__ = [
 
 
 #: Padding functions the strategies draw, with a strategy for their keyword arguments.
-CALLABLES: tuple[tuple[Callable[..., Any], st.SearchStrategy[dict[str, Any]]], ...] = (
+CALLABLES: tuple[tuple[Callable[..., object], st.SearchStrategy[dict[str, int]]], ...] = (
     (
         pad_with_constant,
         st.one_of(st.just({}), st.fixed_dictionaries({"padder": st.integers(0, 100)})),
@@ -87,7 +88,7 @@ CALLABLES: tuple[tuple[Callable[..., Any], st.SearchStrategy[dict[str, Any]]], .
 # --------------------------------------------------------------------------------------------
 
 
-def _scalar_forms(draw: Any, value_strategy: st.SearchStrategy[Any], ndim: int) -> Any:
+def _scalar_forms(draw: st.DrawFn, value_strategy: st.SearchStrategy[object], ndim: int) -> object:
     """A value argument (constant_values, end_values, stat_length) in one of numpy's forms."""
     form = draw(
         st.sampled_from(
@@ -109,10 +110,10 @@ def _scalar_forms(draw: Any, value_strategy: st.SearchStrategy[Any], ndim: int) 
     return _container(draw, pairs)
 
 
-def _misfits(dtype: np.dtype) -> list[Any]:
+def _misfits(dtype: np.dtype) -> list[object]:
     """Values that do not fit ``dtype`` (numpy casts some, rejects others)."""
     kind = dtype.kind
-    common: list[Any] = ["a", None, 1.5, np.nan, 1e300, 2 + 3j]
+    common: list[object] = ["a", None, 1.5, np.nan, 1e300, 2 + 3j]
     if kind in "iu":
         info = np.iinfo(dtype)
         return [*common, int(info.max) + 1, int(info.min) - 1, np.int64(-1), np.float32(2.5)]
@@ -132,7 +133,7 @@ def _misfits(dtype: np.dtype) -> list[Any]:
     return common
 
 
-def _fill_values(dtype: np.dtype) -> st.SearchStrategy[Any]:
+def _fill_values(dtype: np.dtype) -> st.SearchStrategy[object]:
     """Scalars for constant_values/end_values: mostly fitting ``dtype``, as numpy or Python
     scalars, sometimes not."""
     fitting = elements(dtype, bounded=True).map(lambda v: v)
@@ -142,7 +143,7 @@ def _fill_values(dtype: np.dtype) -> st.SearchStrategy[Any]:
     return st.one_of(fitting, as_numpy, st.sampled_from(_misfits(dtype)))
 
 
-def _stat_lengths(ndim: int, longest: int) -> st.SearchStrategy[Any]:
+def _stat_lengths(ndim: int, longest: int) -> st.SearchStrategy[object]:
     one = st.one_of(
         st.integers(0, 3),
         st.integers(0, longest + 3),
@@ -153,13 +154,13 @@ def _stat_lengths(ndim: int, longest: int) -> st.SearchStrategy[Any]:
 
 
 @st.composite
-def _forms_of(draw: Any, value_strategy: st.SearchStrategy[Any], ndim: int) -> Any:
+def _forms_of(draw: st.DrawFn, value_strategy: st.SearchStrategy[object], ndim: int) -> object:
     return _scalar_forms(draw, value_strategy, ndim)
 
 
 def keyword_values(
     keyword: Keyword, dtype: np.dtype, shape: tuple[int, ...]
-) -> st.SearchStrategy[Any]:
+) -> st.SearchStrategy[object]:
     """Values of ``keyword`` in any of numpy's forms, drawn as its kind says (the keyword
     table, :mod:`daskpad.core.keywords`): values of ``dtype`` (sometimes not fitting it),
     lengths (wider than the axes too, and None), or one of its choices."""
@@ -170,7 +171,9 @@ def keyword_values(
     return _forms_of(_fill_values(dtype), len(shape))
 
 
-def _one_value(keyword: Keyword, dtype: np.dtype, shape: tuple[int, ...]) -> Any:
+def _one_value(
+    keyword: Keyword, dtype: np.dtype, shape: tuple[int, ...]
+) -> st.SearchStrategy[object]:
     """One value of ``keyword`` for one axis (a mapping's entry)."""
     if keyword.kind == "choice":
         return st.sampled_from(keyword.choices)
@@ -180,14 +183,16 @@ def _one_value(keyword: Keyword, dtype: np.dtype, shape: tuple[int, ...]) -> Any
 
 
 @st.composite
-def mode_kwargs(draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]) -> dict[str, Any]:
+def mode_kwargs(
+    draw: st.DrawFn, mode: AxisMode, dtype: np.dtype, shape: tuple[int, ...]
+) -> dict[str, object]:
     """Keyword arguments ``mode`` takes, each left out or drawn in any of numpy's forms."""
     if callable(mode):
         for function, their_kwargs in CALLABLES:
             if function is mode:
                 return dict(draw(their_kwargs))
         return {}
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for name in MODES[mode].kwargs if mode in MODES else ():
         keyword = KEYWORDS[name]
         # (values left out half the time, lengths and choices a quarter)
@@ -197,14 +202,14 @@ def mode_kwargs(draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]) -
 
 
 def _repr_array(data: np.ndarray) -> str:
-    def item(v: Any) -> str:
+    def item(v: object) -> str:
         if isinstance(v, float) and not np.isfinite(v):
             return f"float('{v}')"
         if isinstance(v, complex):
             return f"complex({item(v.real)}, {item(v.imag)})"
         return repr(v)
 
-    def nested(v: Any) -> str:
+    def nested(v: object) -> str:
         if isinstance(v, list):
             return "[" + ", ".join(nested(e) for e in v) + "]"
         return item(v)
@@ -224,9 +229,9 @@ class PadCase:
         self,
         data: np.ndarray,
         chunks: tuple[tuple[int, ...], ...],
-        pad_width: Any,
-        mode: Any,
-        kwargs: dict[str, Any] | None = None,
+        pad_width: object,
+        mode: object,
+        kwargs: dict[str, object] | None = None,
     ) -> None:
         self.data = data
         self.chunks = chunks
@@ -250,8 +255,8 @@ class PadCase:
 
 @st.composite
 def pad_cases(
-    draw: Any,
-    mode: Any,
+    draw: st.DrawFn,
+    mode: AxisMode,
     *,
     dtype: np.dtype | None = None,
     shape: st.SearchStrategy[tuple[int, ...]] | None = None,
@@ -261,22 +266,24 @@ def pad_cases(
     forms. numpy may still reject some (a constant that does not fit the dtype, ``mean`` of
     datetimes, ``stat_length=0`` for maximum): the errors are compared too."""
     dtype = draw(dtypes()) if dtype is None else np.dtype(dtype)
-    shape = draw(shapes() if shape is None else shape)
-    data = draw(data_arrays(dtype, shape, bounded=mode == "mean"))
-    chunks = draw(chunkings(shape))
-    pad_width = draw(pad_widths(shape, chunks))
-    kwargs = draw(mode_kwargs(mode, dtype, shape))
+    array_shape = draw(shapes() if shape is None else shape)
+    data = draw(data_arrays(dtype, array_shape, bounded=mode == "mean"))
+    chunks = draw(chunkings(array_shape))
+    pad_width = draw(pad_widths(array_shape, chunks))
+    kwargs = draw(mode_kwargs(mode, dtype, array_shape))
     return PadCase(data, chunks, pad_width, mode, kwargs)
 
 
 @st.composite
-def per_axis_modes(draw: Any, ndim: int, *, functions: bool = True) -> Any:
+def per_axis_modes(
+    draw: st.DrawFn, ndim: int, *, functions: bool = True
+) -> list[AxisMode] | tuple[AxisMode, ...] | dict[int, AxisMode]:
     """A mode per axis, as ``{axis: mode}`` (some axes left to ``"constant"``, negative
     axes too) or one mode per axis: every numpy mode and, with ``functions``, the
     padding functions (never beside ``"empty"``, whose undefined pads a function could
     read)."""
     names = sorted(_ALL_MODES)
-    choices = st.sampled_from(names)
+    choices: st.SearchStrategy[AxisMode] = st.sampled_from(names)
     if functions:
         choices = st.one_of(choices, st.sampled_from([f for f, _ in CALLABLES]))
     modes = draw(st.lists(choices, min_size=ndim, max_size=ndim))
@@ -294,14 +301,17 @@ def per_axis_modes(draw: Any, ndim: int, *, functions: bool = True) -> Any:
 
 @st.composite
 def per_axis_kwargs(
-    draw: Any, mode: Any, dtype: np.dtype, shape: tuple[int, ...]
-) -> dict[str, Any]:
+    draw: st.DrawFn,
+    mode: AxisModes,
+    dtype: np.dtype,
+    shape: tuple[int, ...],
+) -> dict[str, object]:
     """Keyword arguments for a per-axis ``mode``: each keyword some axis's mode takes left
     out, in one of numpy's forms, or as ``{axis: value}`` for some of the axes that take
     it; and the keywords of a padding function among the modes."""
     ndim = len(shape)
     modes = _axis_modes(mode, ndim)
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for name, keyword in KEYWORDS.items():
         axes = [a for a, m in enumerate(modes) if isinstance(m, str) and m in keyword.modes]
         if not axes or not draw(st.booleans()):
@@ -319,13 +329,13 @@ def per_axis_kwargs(
     return kwargs
 
 
-def _not_none(v: Any) -> bool:
+def _not_none(v: object) -> bool:
     return v is not None
 
 
 @st.composite
 def per_axis_pad_cases(
-    draw: Any,
+    draw: st.DrawFn,
     *,
     dtype: np.dtype | None = None,
     shape: st.SearchStrategy[tuple[int, ...]] | None = None,
@@ -340,16 +350,16 @@ def per_axis_pad_cases(
     an axis ``mode`` names counts whatever its width, one left to ``"constant"`` only where
     padded); a few add a keyword that no axis's mode takes (refused, or a function's)."""
     dtype = draw(dtypes()) if dtype is None else np.dtype(dtype)
-    shape = draw(shapes() if shape is None else shape)
-    ndim = len(shape)
+    array_shape = draw(shapes() if shape is None else shape)
+    ndim = len(array_shape)
     mode = draw(per_axis_modes(ndim, functions=functions))
     modes = _axis_modes(mode, ndim)
-    data = draw(data_arrays(dtype, shape, bounded="mean" in modes))
-    chunks = draw(chunkings(shape))
-    pad_width = draw(pad_widths(shape, chunks))
+    data = draw(data_arrays(dtype, array_shape, bounded="mean" in modes))
+    chunks = draw(chunkings(array_shape))
+    pad_width = draw(pad_widths(array_shape, chunks))
     if ndim and draw(st.booleans()):
-        pad_width = draw(_some_axes_unpadded(pad_width, shape))
-    kwargs = draw(per_axis_kwargs(mode, dtype, shape))
+        pad_width = draw(_some_axes_unpadded(pad_width, array_shape))
+    kwargs = draw(per_axis_kwargs(mode, dtype, array_shape))
     untaken = [
         k
         for n, k in KEYWORDS.items()
@@ -362,7 +372,7 @@ def per_axis_pad_cases(
 
 
 @st.composite
-def _some_axes_unpadded(draw: Any, pad_width: Any, shape: tuple[int, ...]) -> Any:
+def _some_axes_unpadded(draw: st.DrawFn, pad_width: object, shape: tuple[int, ...]) -> PadWidth:
     """``pad_width`` (drawn for ``shape``) with the widths of some axes 0, as one pair per
     axis or (where numpy takes it) ``{axis: width}``, the axes of width 0 in it or not."""
     ndim = len(shape)
@@ -437,7 +447,7 @@ _BAD_VALUES = ((1, 2, 3), [[1, 2], [3]], [[[1, 2]]] * 2, "abc", object())
 
 
 @st.composite
-def invalid_pad_cases(draw: Any) -> PadCase:
+def invalid_pad_cases(draw: st.DrawFn) -> PadCase:
     """Calls numpy.pad should reject (or, where it accepts them after all, that are odd):
     negative, non-integral, unsigned, ragged, wrong-length and wrongly-keyed widths; unknown
     modes; keyword arguments the mode does not take; bad ``stat_length``, ``constant_values``
@@ -446,9 +456,9 @@ def invalid_pad_cases(draw: Any) -> PadCase:
     shape = draw(shapes(max_dims=3, max_side=6))
     data = draw(data_arrays(dtype, shape))
     chunks = draw(chunkings(shape))
-    mode: Any = draw(st.sampled_from(sorted(_ALL_MODES)))
-    pad_width: Any = draw(pad_widths(shape, chunks, budget=400, max_blocks=32))
-    kwargs: dict[str, Any] = {}
+    mode: object = draw(st.sampled_from(sorted(_ALL_MODES)))
+    pad_width: object = draw(pad_widths(shape, chunks, budget=400, max_blocks=32))
+    kwargs: dict[str, object] = {}
     what = draw(st.sampled_from(_INVALID_WHAT))
     if what == "width":
         # (a numpy without dict widths refuses every dict with its TypeError alike)
@@ -463,7 +473,7 @@ def invalid_pad_cases(draw: Any) -> PadCase:
         kind = {"stat_length": "lengths", "reflect_type": "choice"}.get(what, what)
         keyword = draw(st.sampled_from([k for k in KEYWORDS.values() if k.kind == kind]))
         mode = draw(st.sampled_from([m for m in keyword.modes if m in MODES]))
-        bad: tuple[Any, ...] = {
+        bad: tuple[object, ...] = {
             "lengths": (*_BAD_STAT_LENGTHS, [[0, 0]] * len(shape)),
             "values": (*_BAD_VALUES, [[1, 2]] * (len(shape) + 1)),
             "choice": ("Odd", "foo", None, "", 1),

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, cast
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import EllipsisType
+from typing import TYPE_CHECKING, Any, cast
 
 import dask.array as da
 import numpy as np
 
-from daskpad.api.pad import pad
+from daskpad.api.pad import AxisMode, AxisModes, pad
 from daskpad.core.keywords import KEYWORDS
 from daskpad.core.registry import MODES, numpy_pad
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = [
     "DTYPES",
@@ -70,12 +74,14 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def _honour_return(function: Callable[..., Any]) -> Callable[..., None]:
+def _honour_return(function: Callable[..., object]) -> Callable[..., None]:
     """numpy ignores what a padding function returns; daskpad also accepts the legacy style
     (numpy < 1.17, ``dask.array.pad``) of returning the padded vector. The reference for such
     a function is numpy.pad with the returned vector written back into the line."""
 
-    def wrapper(vector: np.ndarray, iaxis_pad_width: Any, iaxis: int, kwargs: Any) -> None:
+    def wrapper(
+        vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: dict[str, object]
+    ) -> None:
         out = function(vector, iaxis_pad_width, iaxis, kwargs)
         if out is not None and out is not vector:
             vector[...] = out
@@ -84,20 +90,21 @@ def _honour_return(function: Callable[..., Any]) -> Callable[..., None]:
 
 
 def _numpy_reference(
-    data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, Any]
-) -> Any:
+    data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, object]
+) -> np.ndarray:
     if _per_axis(mode):
         return chained_numpy_pad(data, pad_width, mode, **kwargs)
     if callable(mode):
         mode = _honour_return(mode)
-    return numpy_pad(data, pad_width, mode, **kwargs)
+    padded: np.ndarray = numpy_pad(data, pad_width, mode, **kwargs)
+    return padded
 
 
-def _per_axis(mode: Any) -> bool:
+def _per_axis(mode: object) -> bool:
     return isinstance(mode, Mapping) or isinstance(mode, (list, tuple))
 
 
-def _axis_of(name: str, key: Any, ndim: int) -> int:
+def _axis_of(name: str, key: object, ndim: int) -> int:
     if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
         raise TypeError(f"{name}: axes are integers, not {key!r}")
     if not -ndim <= key < ndim:
@@ -105,7 +112,9 @@ def _axis_of(name: str, key: Any, ndim: int) -> int:
     return int(key) % ndim
 
 
-def chained_numpy_pad(array: Any, pad_width: Any, mode: Any, **kwargs: Any) -> np.ndarray:
+def chained_numpy_pad(
+    array: npt.ArrayLike, pad_width: Any, mode: AxisModes, **kwargs: Any
+) -> np.ndarray:
     """numpy.pad with a mode per axis, by definition: numpy.pad called once per axis, in
     axis order, each call padding only that axis (the others get width 0) with that axis's
     mode, on the result of the calls before it.
@@ -135,7 +144,7 @@ def chained_numpy_pad(array: Any, pad_width: Any, mode: Any, **kwargs: Any) -> n
         np.pad(np.zeros((0,) * ndim, dtype=np.int8), pad_width)  # numpy's checks of the widths
     widths = _widths_of(np.zeros(0), np.zeros((0,) * ndim), pad_width)
     if isinstance(mode, Mapping):
-        modes: list[Any] = ["constant"] * ndim
+        modes: list[AxisMode] = ["constant"] * ndim
         named = [False] * ndim
         for key, m in mode.items():
             modes[_axis_of("mode", key, ndim)] = m
@@ -151,14 +160,14 @@ def chained_numpy_pad(array: Any, pad_width: Any, mode: Any, **kwargs: Any) -> n
         if not isinstance(m, str) and not callable(m):
             raise TypeError(f"mode {m!r} is not a mode name nor a function")
 
-    def takes(m: Any, name: str) -> bool:
+    def takes(m: AxisMode, name: str) -> bool:
         return isinstance(m, str) and name in MODES[m].kwargs
 
     counts = [n or b > 0 or af > 0 for n, (b, af) in zip(named, widths)]
     taken = {n for n in kwargs if any(c and takes(m, n) for m, c in zip(modes, counts))}
     if set(kwargs) - taken and not any(callable(m) for m in modes):
         raise ValueError(f"unsupported keyword arguments: {sorted(set(kwargs) - taken)}")
-    own: list[dict[str, Any]] = [{} for _ in range(ndim)]
+    own: list[dict[str, object]] = [{} for _ in range(ndim)]
     for name in taken:
         value = kwargs[name]
         if isinstance(value, Mapping):
@@ -184,8 +193,11 @@ def _first_builtin(exc_type: type[BaseException]) -> type[BaseException]:
     return next(c for c in exc_type.__mro__ if c.__module__ == "builtins")
 
 
-def _check_block(block: Any, block_info: Any = None) -> Any:
+def _check_block(
+    block: np.ndarray, block_info: Mapping[int | None, Mapping[str, Any]] | None = None
+) -> np.ndarray:
     """Each computed block must have the shape the chunks promise, and the array's dtype."""
+    assert block_info is not None
     info = block_info[None]
     expected = tuple(info["chunk-shape"])
     assert type(block) is np.ndarray, f"block {info['chunk-location']} is a {type(block)}"
@@ -225,7 +237,7 @@ def _same(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     return cast("np.ndarray", expected == actual)
 
 
-def _stat_length_pairs(stat_length: Any, ndim: int) -> Any:
+def _stat_length_pairs(stat_length: object, ndim: int) -> np.ndarray | None:
     """``stat_length`` broadcast to one pair per axis, with 0 replaced by 1 (for the bound)."""
     if stat_length is None:
         return None
@@ -250,7 +262,7 @@ def _all_real_numbers(*arrays: np.ndarray) -> bool:
 
 
 def _mean_tolerance(
-    data: np.ndarray, pad_width: Any, kwargs: Mapping[str, Any], dtype: np.dtype
+    data: np.ndarray, pad_width: Any, kwargs: Mapping[str, object], dtype: np.dtype
 ) -> np.ndarray:
     """Per-element tolerance for mode "mean": MEAN_ULPS * eps * max |value in the stat slab|.
 
@@ -280,11 +292,11 @@ def _describe_mismatch(
     return "\n".join(lines)
 
 
-def _interior(shape: tuple[int, ...], widths: Any) -> tuple[slice, ...]:
+def _interior(shape: tuple[int, ...], widths: Sequence[tuple[int, int]]) -> tuple[slice, ...]:
     return tuple(slice(b, b + n) for n, (b, _) in zip(shape, widths))
 
 
-def _widths_of(expected: np.ndarray, data: np.ndarray, pad_width: Any) -> list[tuple[int, int]]:
+def _widths_of(expected: np.ndarray, data: np.ndarray, pad_width: object) -> list[tuple[int, int]]:
     """Per-axis (before, after) of a call numpy accepted (read back from numpy's behaviour)."""
     if isinstance(pad_width, Mapping):
         pairs = [(0, 0)] * data.ndim
@@ -302,12 +314,12 @@ def _widths_of(expected: np.ndarray, data: np.ndarray, pad_width: Any) -> list[t
 
 
 def assert_pad_matches_numpy(
-    data_numpy: Any,
-    chunks: Any,
+    data_numpy: npt.ArrayLike,
+    chunks: object,
     pad_width: Any,
     mode: Any = "constant",
     *,
-    out_chunks: Any = None,
+    out_chunks: object = None,
     **kwargs: Any,
 ) -> None:
     """Check that :func:`daskpad.pad` agrees with :func:`numpy.pad` on one input.
@@ -367,6 +379,7 @@ def assert_pad_matches_numpy(
         )
         return
 
+    assert expected is not None  # (numpy raised nothing, so it returned its result)
     with _quiet():
         result = pad(x, pad_width, mode, chunks=out_chunks, **kwargs)
     assert isinstance(result, da.Array), f"{call}: daskpad returned a {type(result)}"
@@ -401,7 +414,7 @@ def assert_pad_matches_numpy(
         )
         expected, actual = expected[kept], actual[kept]
     elif (isinstance(mode, str) and mode == "empty") or undefined_pad:
-        region: tuple[Any, ...] = (
+        region: tuple[slice | EllipsisType, ...] = (
             *_interior(data.shape, _widths_of(expected, data, pad_width)),
             Ellipsis,
         )
@@ -418,12 +431,12 @@ def assert_pad_matches_numpy(
 
 
 def _numpy_outcome(
-    data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, Any]
-) -> tuple[Any, BaseException | None, bool]:
+    data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, object]
+) -> tuple[np.ndarray | None, BaseException | None, bool]:
     """numpy's result (or None), its exception (or None), and whether it cast a NaN to an
     integer dtype (the mean or median of an empty slab: C leaves the result undefined, and
     numpy's own vectorised and scalar loops give different integers)."""
-    expected: Any = None
+    expected: np.ndarray | None = None
     numpy_error: BaseException | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
@@ -435,13 +448,13 @@ def _numpy_outcome(
     return expected, numpy_error, undefined_pad
 
 
-def _modes_of(mode: Any) -> list[Any]:
+def _modes_of(mode: AxisModes) -> list[AxisMode]:
     """The modes of a per-axis ``mode``."""
     return list(mode.values()) if isinstance(mode, Mapping) else list(mode)
 
 
 def _expected_refusal(
-    numpy_error: BaseException | None, mode: Any, kwargs: Mapping[str, Any]
+    numpy_error: BaseException | None, mode: Any, kwargs: Mapping[str, object]
 ) -> tuple[type[BaseException], str] | None:
     """The exception class daskpad must raise when called, and why; None if none."""
     if numpy_error is not None:
@@ -461,7 +474,7 @@ def _expected_refusal(
 
 
 def _assert_refused(
-    call: str, refusal: tuple[type[BaseException], str], build: Callable[[], Any]
+    call: str, refusal: tuple[type[BaseException], str], build: Callable[[], da.Array]
 ) -> None:
     """``build()`` (daskpad.pad) must raise ``refusal``'s class when called, not later."""
     expected_type, why = refusal
@@ -484,9 +497,9 @@ def _assert_refused(
     raise AssertionError(f"{call}: {why}; daskpad.pad returned {result!r} without raising {later}")
 
 
-def _axis_modes(mode: Any, ndim: int) -> list[Any]:
+def _axis_modes(mode: AxisModes, ndim: int) -> list[AxisMode]:
     if isinstance(mode, Mapping):
-        out: list[Any] = ["constant"] * ndim
+        out: list[AxisMode] = ["constant"] * ndim
         for key, m in mode.items():
             out[int(key) % ndim] = m
         return out
@@ -518,7 +531,7 @@ def _within_mean_tolerance(
     actual: np.ndarray,
     data: np.ndarray,
     pad_width: Any,
-    kwargs: Mapping[str, Any],
+    kwargs: Mapping[str, object],
 ) -> np.ndarray:
     """Where a mean differs from numpy's by no more than summing in another order explains
     (see :func:`assert_pad_matches_numpy`); all False for dtypes compared exactly."""
