@@ -4,16 +4,16 @@ methods forward to the functions of :mod:`daskpad.xarray`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, Generic
 
 import xarray as xr
 
 from daskpad.xarray.named_shapes import crop, map_overlap, pad_to, widths_for
-from daskpad.xarray.padding import ModeArg, pad2
+from daskpad.xarray.padding import ModeArg, T_Xarray, pad2
 
 
-class Pad2Accessor:
+class Pad2Accessor(Generic[T_Xarray]):
     """``obj.pad2(...)``: forwards to :func:`daskpad.xarray.pad2` (see there).
 
     >>> import xarray as xr
@@ -22,36 +22,46 @@ class Pad2Accessor:
     array([1., 1., 2., 2.])
     """
 
-    def __init__(self, obj: xr.Dataset | xr.DataArray) -> None:
-        self._obj: Any = obj
+    def __init__(self, obj: T_Xarray) -> None:
+        self._obj: T_Xarray = obj
 
     def __call__(
         self,
         pad_width: Mapping[Any, int | tuple[int, int]] | None = None,
         mode: ModeArg = "constant",
         **kwargs: Any,
-    ) -> Any:
+    ) -> T_Xarray:
         """:func:`daskpad.xarray.pad2` of this object: ``ds.pad2(lon=2, mode="wrap")``, or
         ``ds.pad2({"lon": 2}, mode="wrap")``, with the same keywords."""
         return pad2(self._obj, pad_width, mode, **kwargs)
 
-    def crop(self, pad_width: Any = None, **pad_width_kwargs: Any) -> Any:
+    def crop(
+        self,
+        pad_width: Mapping[Any, int | tuple[int, int]] | None = None,
+        **pad_width_kwargs: int | tuple[int, int],
+    ) -> T_Xarray:
         """:func:`daskpad.xarray.crop`: ``ds.pad2.crop(lon=2)`` undoes ``ds.pad2(lon=2)``."""
         return crop(self._obj, pad_width, **pad_width_kwargs)
 
-    def pad_to(self, shape: Any = None, **kwargs: Any) -> Any:
+    def pad_to(self, shape: Mapping[Any, int] | None = None, **kwargs: Any) -> T_Xarray:
         """:func:`daskpad.xarray.pad_to`: ``ds.pad2.pad_to({"lat": 724}, mode="edge")``, or
         ``ds.pad2.pad_to(lat=724, mode="edge")``, or with a mode per dimension,
         ``mode={"lat": "edge", "lon": "wrap"}``."""
         return pad_to(self._obj, shape, **kwargs)
 
-    def widths_for(self, shape: Any = None, **kwargs: Any) -> Any:
+    def widths_for(
+        self, shape: Mapping[Any, int] | None = None, **kwargs: Any
+    ) -> dict[Hashable, tuple[int, int]]:
         """:func:`daskpad.xarray.widths_for`: the widths :meth:`pad_to` pads with."""
         return widths_for(self._obj, shape, **kwargs)
 
     def map_overlap(
-        self, func: Callable[..., Any], depth: Any = None, mode: Any = None, **kw: Any
-    ) -> Any:
+        self,
+        func: Callable[..., Any],
+        depth: int | tuple[int, int] | Mapping[Any, int | tuple[int, int]] | None = None,
+        mode: ModeArg | None = None,
+        **kw: Any,
+    ) -> T_Xarray:
         """:func:`daskpad.xarray.map_overlap`: ``da.pad2.map_overlap(f, {"lat": 1}, "edge")``,
         or ``da.pad2.map_overlap(f, lat=1, mode="edge")``; a mode, boundary or keyword per
         dimension by name, ``mode={"lat": "symmetric", "lon": "wrap"}``."""

@@ -25,6 +25,11 @@ CoordsPolicy = Literal["extend", "drop", "xarray"]
 LAYOUT_ENCODING = ("chunks", "preferred_chunks", "shards", "chunksizes", "contiguous")
 SHAPE_ENCODING = ("original_shape",)
 
+#: a numpy array of any dtype (an index's labels, a variable's values)
+Values = np.ndarray[Any, np.dtype[Any]]
+#: a numpy dtype of any kind
+DType = np.dtype[Any]
+
 
 def cannot_extend(name: Hashable, dim: Hashable, why: str) -> ValueError:
     return ValueError(
@@ -37,8 +42,8 @@ def cannot_extend(name: Hashable, dim: Hashable, why: str) -> ValueError:
 
 
 def extend_labels(
-    values: np.ndarray, before: int, after: int, name: Hashable, dim: Hashable
-) -> np.ndarray:
+    values: Values, before: int, after: int, name: Hashable, dim: Hashable
+) -> Values:
     """Continue a strictly monotonic 1-D index by ``before``/``after`` steps of its edge spacing.
 
     >>> extend_labels(np.array([0, 1, 2]), 2, 2, "x", "x")
@@ -84,7 +89,7 @@ def _too_long(total: int, name: Hashable, dim: Hashable) -> ValueError:
     )
 
 
-def _overflow(values: np.ndarray, name: Hashable, dim: Hashable) -> ValueError:
+def _overflow(values: Values, name: Hashable, dim: Hashable) -> ValueError:
     return cannot_extend(
         name,
         dim,
@@ -94,8 +99,8 @@ def _overflow(values: np.ndarray, name: Hashable, dim: Hashable) -> ValueError:
 
 
 def _extend_integers(
-    values: np.ndarray, before: int, after: int, name: Hashable, dim: Hashable
-) -> np.ndarray:
+    values: Values, before: int, after: int, name: Hashable, dim: Hashable
+) -> Values:
     """Integers and times (int64 counts of their unit), exact whatever the spacing.
 
     The new labels are linear in their step number, so the extreme ones, computed with
@@ -118,7 +123,7 @@ def _extend_integers(
         # int64's lowest value is NaT
         if not -(2**63) < lo <= hi < 2**63:
             raise _overflow(values, name, dim)
-        wide: np.dtype[Any] = np.dtype(np.int64)
+        wide: DType = np.dtype(np.int64)
     else:
         holding = _holding(dtype, lo, hi)
         if holding is None:
@@ -132,13 +137,13 @@ def _extend_integers(
     lead = u(v0 % m) - np.arange(before, 0, -1, dtype=u) * u(lo_step % m)
     tail = u(w0 % m) + np.arange(1, after + 1, dtype=u) * u(hi_step % m)
     body = ints.astype(wide).view(u)
-    out = np.concatenate([lead, body, tail]).view(wide)
+    out: Values = np.concatenate([lead, body, tail]).view(wide)
     if kind in "mM":
         return out.view(values.dtype)
     return out.astype(dtype, copy=False)
 
 
-def _holding(dtype: np.dtype, lo: int, hi: int) -> np.dtype | None:
+def _holding(dtype: DType, lo: int, hi: int) -> DType | None:
     """The index's own integer dtype if it holds ``lo..hi``, else the narrowest wider one
     of its kind, else (unsigned labels that go below zero) the narrowest wider signed one,
     or int64 for uint64 labels (every label lies between the two ends, so int64 holds
@@ -160,23 +165,23 @@ def _holding(dtype: np.dtype, lo: int, hi: int) -> np.dtype | None:
 
 
 def _extend_floats(
-    values: np.ndarray, before: int, after: int, name: Hashable, dim: Hashable, ascending: bool
-) -> np.ndarray:
+    values: Values, before: int, after: int, name: Hashable, dim: Hashable, ascending: bool
+) -> Values:
     first, last = values[1] - values[0], values[-1] - values[-2]
     k_before = np.arange(before, 0, -1)
     k_after = np.arange(1, after + 1)
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
         lead_arr = values[0] - k_before * first
         tail_arr = values[-1] + k_after * last
-    out = np.concatenate([lead_arr, values, tail_arr]).astype(values.dtype, copy=False)
+    out: Values = np.concatenate([lead_arr, values, tail_arr]).astype(values.dtype, copy=False)
     if not strictly_monotonic(out, ascending):
         raise _overflow(values, name, dim)
     return out
 
 
 def _extend_dates(
-    values: np.ndarray, before: int, after: int, name: Hashable, dim: Hashable
-) -> np.ndarray:
+    values: Values, before: int, after: int, name: Hashable, dim: Hashable
+) -> Values:
     """Continue an object array of dates (cftime's) by its edge spacing, a
     :class:`datetime.timedelta`, with the dates' own arithmetic (and so their calendar)."""
     if values.size < 2:
@@ -204,7 +209,7 @@ def _extend_dates(
     return out
 
 
-def strictly_monotonic(values: np.ndarray, ascending: bool) -> bool:
+def strictly_monotonic(values: Values, ascending: bool) -> bool:
     """No NaN or inf, and strictly increasing (or decreasing); compared, not subtracted, so
     that nothing overflows."""
     if values.dtype.kind == "f" and not np.isfinite(values).all():

@@ -5,7 +5,7 @@ and modes per dimension."""
 from __future__ import annotations
 
 import numbers
-from collections.abc import Collection, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -14,11 +14,14 @@ from daskpad.core.boundaries import meanings
 from daskpad.core.keywords import Keyword
 from daskpad.core.registry import MODES
 
+#: one option's values before and after (numpy.pad's keyword values, handed on as they are)
 Pair = tuple[Any, Any]
+#: one mode: the name of a numpy.pad mode, or a function as numpy.pad takes it
+OneMode = str | Callable[..., Any]
 
 
 def normalize_widths(
-    pad_width: Any, pad_width_kwargs: Mapping[Any, Any], sizes: Mapping[Hashable, int]
+    pad_width: object, pad_width_kwargs: Mapping[str, object], sizes: Mapping[Hashable, int]
 ) -> dict[Hashable, tuple[int, int]]:
     """``pad_width`` or ``**pad_width_kwargs`` -> ``{dim: (before, after)}`` of Python ints."""
     if pad_width is not None and pad_width_kwargs:
@@ -53,7 +56,7 @@ def normalize_widths(
     return widths
 
 
-def check_dims(arg: str, mapping: Mapping[Any, Any], sizes: Mapping[Hashable, int]) -> None:
+def check_dims(arg: str, mapping: Iterable[Hashable], sizes: Mapping[Hashable, int]) -> None:
     unknown = [k for k in mapping if k not in sizes]
     if unknown:
         raise ValueError(
@@ -62,7 +65,7 @@ def check_dims(arg: str, mapping: Mapping[Any, Any], sizes: Mapping[Hashable, in
         )
 
 
-def pair(value: Any, arg: str) -> Pair:
+def pair(value: object, arg: str) -> Pair:
     """One dimension's option -> ``(before, after)``.
 
     Accepts ``v``, ``(v,)``, ``(b, a)`` and ``((b, a),)``.
@@ -85,7 +88,7 @@ def pair(value: Any, arg: str) -> Pair:
 
 
 def per_dim(
-    value: Any, arg: str, sizes: Mapping[Hashable, int]
+    value: object, arg: str, sizes: Mapping[Hashable, int]
 ) -> tuple[dict[Hashable, Pair], Pair | None]:
     """An option given for all dimensions or per dimension -> ``({dim: pair}, default)``.
 
@@ -101,7 +104,7 @@ def per_dim(
 # --------------------------------------------------------------------------------------
 # Modes by dimension name
 # --------------------------------------------------------------------------------------
-def other_name(mode: Any) -> str | None:
+def other_name(mode: object) -> str | None:
     """What another library's boundary word means in numpy.pad's terms, if ``mode`` is
     one (``"periodic"``: "dask's name for numpy.pad's 'wrap'"), else None.
 
@@ -120,7 +123,7 @@ def other_name(mode: Any) -> str | None:
     )
 
 
-def unknown_mode(mode: Any, arg: str) -> ValueError:
+def unknown_mode(mode: object, arg: str) -> ValueError:
     """The refusal of a mode name numpy.pad does not have, naming ``arg``; a word another
     library uses for a boundary (``"periodic"``, ``"nearest"``, ...) is translated."""
     choices = f"choose one of {sorted(MODES)} or a function"
@@ -136,7 +139,7 @@ def unknown_mode(mode: Any, arg: str) -> ValueError:
     )
 
 
-def check_mode(mode: Any, arg: str) -> None:
+def check_mode(mode: object, arg: str) -> None:
     """One mode: a function, or the name of a numpy.pad mode (:func:`unknown_mode`)."""
     if callable(mode):
         return
@@ -145,8 +148,11 @@ def check_mode(mode: Any, arg: str) -> None:
 
 
 def modes_by_dim(
-    mode: Any, asked: Collection[Hashable], sizes: Mapping[Hashable, int], why: str
-) -> tuple[dict[Hashable, Any], Any]:
+    mode: OneMode | Mapping[Any, OneMode],
+    asked: Collection[Hashable],
+    sizes: Mapping[Hashable, int],
+    why: str,
+) -> tuple[dict[Hashable, OneMode], OneMode]:
     """``mode`` (one mode, or ``{dim: mode}``) -> ``({dim: mode}, default)``: the modes of
     the dimensions it names, and the one every other dimension gets (the mode itself, or
     ``"constant"`` for a mapping).
@@ -180,7 +186,7 @@ def modes_by_dim(
 
 
 def choice_by_dim(
-    keyword: Keyword, value: Any, sizes: Mapping[Hashable, int]
+    keyword: Keyword, value: object, sizes: Mapping[Hashable, int]
 ) -> tuple[dict[Hashable, str], str | None]:
     """A choice keyword (``reflect_type``: "even", "odd" or ``{dim: "even" or "odd"}``) ->
     ``({dim: choice}, default)``; the default is ``None`` for a mapping."""

@@ -11,14 +11,14 @@ dimension, to one whose mode is a function, as numpy.pad gives a function the ke
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from daskpad.core.boundaries import translate
 from daskpad.core.keywords import modes_taking, takes
 from daskpad.core.registry import MODES
-from daskpad.xarray.dim_args import check_dims, modes_by_dim
+from daskpad.xarray.dim_args import OneMode, check_dims, modes_by_dim
 
 
 @dataclass(frozen=True)
@@ -26,11 +26,11 @@ class NamedEdges:
     """One call's edge by dimension name, checked: :meth:`for_dims` gives it by axis."""
 
     #: None, one mode, or ``{dim: mode}``
-    mode: Any
+    mode: OneMode | Mapping[Hashable, OneMode] | None
     #: None, one boundary name or number, or ``{dim: name or number}``
-    boundary: Any
+    boundary: object
     #: numpy.pad's keywords, each one value (numpy's forms) or ``{dim: value}``
-    keywords: Mapping[str, Any]
+    keywords: Mapping[str, object]
     #: per keyword, the dimensions with a halo whose mode takes it; None where the call
     #: was not checked by name (every variable then gets every keyword)
     takers: Mapping[str, frozenset[Hashable]] | None
@@ -41,10 +41,10 @@ class NamedEdges:
     def resolve(
         cls,
         sizes: Mapping[Hashable, int],
-        depth: Mapping[Hashable, Any],
-        mode: Any,
-        boundary: Any,
-        keywords: Mapping[str, Any],
+        depth: Mapping[Hashable, object],
+        mode: OneMode | Mapping[Hashable, OneMode] | None,
+        boundary: object,
+        keywords: Mapping[str, object],
     ) -> NamedEdges:
         """The edge of a call on an object of dimensions ``sizes`` with the halo ``depth``
         (``{dim: depth}``), checked.
@@ -94,12 +94,12 @@ class NamedEdges:
         takers = {key: _takers(key, value, modes, functions) for key, value in keywords.items()}
         return cls(mode, boundary, dict(keywords), takers, functions)
 
-    def for_dims(self, dims: Sequence[Hashable]) -> tuple[Any, Any, dict[str, Any]]:
+    def for_dims(self, dims: Sequence[Hashable]) -> tuple[object, object, dict[str, Any]]:
         """``mode``, ``boundary`` and the keywords for a variable of dimensions ``dims``,
         by axis."""
         axis = {d: i for i, d in enumerate(dims)}
 
-        def by_axis(value: Any) -> Any:
+        def by_axis(value: object) -> object:
             if not isinstance(value, Mapping):
                 return value
             return {axis[d]: v for d, v in value.items() if d in axis}
@@ -125,7 +125,7 @@ class NamedEdges:
         return mode, boundary, kwargs
 
 
-def _has_halo(depth: Any) -> bool:
+def _has_halo(depth: object) -> bool:
     """Whether a dimension's depth (an int or a pair) is more than none (anything else
     counts as a halo: :func:`daskpad.map_overlap` refuses it)."""
     if isinstance(depth, (tuple, list)):
@@ -134,8 +134,11 @@ def _has_halo(depth: Any) -> bool:
 
 
 def _modes_of(
-    sizes: Mapping[Hashable, int], halo: Sequence[Hashable], mode: Any, boundary: Any
-) -> tuple[dict[Hashable, Any], dict[Hashable, Any]]:
+    sizes: Mapping[Hashable, int],
+    halo: Sequence[Hashable],
+    mode: OneMode | Mapping[Hashable, OneMode] | None,
+    boundary: object,
+) -> tuple[dict[Hashable, OneMode | None], dict[Hashable, object]]:
     """The numpy.pad mode of each dimension in ``halo`` (None: no pad at the edges), and
     the constants a boundary's numbers give."""
     if boundary is None:
@@ -149,13 +152,16 @@ def _modes_of(
         each = {d: translate(b, f"boundary[{d!r}]") for d, b in boundary.items()}
     else:
         each = dict.fromkeys(halo, translate(boundary))
-    modes = {d: each[d][0] if d in each else None for d in halo}
+    modes: dict[Hashable, OneMode | None] = {d: each[d][0] if d in each else None for d in halo}
     constants = {d: each[d][1]["constant_values"] for d in halo if d in each and each[d][1]}
     return modes, constants
 
 
 def _takers(
-    key: str, value: Any, modes: Mapping[Hashable, Any], functions: frozenset[Hashable]
+    key: str,
+    value: object,
+    modes: Mapping[Hashable, OneMode | None],
+    functions: frozenset[Hashable],
 ) -> frozenset[Hashable]:
     """The dimensions whose mode takes keyword ``key``, checked: some dimension with a
     halo must take it (or a function get it), and a mapping name only those."""
@@ -180,11 +186,11 @@ def _takers(
     return takers
 
 
-def _shown(modes: Mapping[Hashable, Any]) -> dict[Hashable, str]:
+def _shown(modes: Mapping[Hashable, OneMode | None]) -> dict[Hashable, str]:
     """The modes as a message shows them (a function by its name, no pad as dask's
     ``"none"``)."""
 
-    def one(m: str | Callable[..., Any] | None) -> str:
+    def one(m: OneMode | None) -> str:
         if m is None:
             return "none"
         return m if isinstance(m, str) else getattr(m, "__name__", repr(m))

@@ -5,7 +5,7 @@ depths are given by dimension name, as a mapping or as keywords named after dime
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Hashable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import xarray as xr
 from dask.base import is_dask_collection
@@ -17,14 +17,17 @@ from daskpad.xarray.dim_args import check_dims, normalize_widths
 from daskpad.xarray.named_edges import NamedEdges
 from daskpad.xarray.padding import ModeArg, T_Xarray, pad2_keywords, pad_normalized
 
+_Given = TypeVar("_Given")
+_Value = TypeVar("_Value")
+
 
 def _by_name(
     obj: xr.Dataset | xr.DataArray,
     arg: str,
-    given: Any,
-    keywords: dict[str, Any],
+    given: _Given,
+    keywords: dict[str, _Value],
     reserved: Collection[str] = (),
-) -> Any:
+) -> _Given | dict[str, _Value]:
     """``given``, or the dimension sizes (depths) given as keywords named after dimensions
     (``pad_to(lat=736)``, as ``pad2(lat=2)``), which are taken out of ``keywords``; a
     ``reserved`` keyword keeps its meaning even where a dimension has its name."""
@@ -39,7 +42,7 @@ def _by_name(
     return named
 
 
-def _no_other_keywords(fn: str, keywords: Mapping[str, Any], dims: Collection[Hashable]) -> None:
+def _no_other_keywords(fn: str, keywords: Collection[str], dims: Collection[Hashable]) -> None:
     if keywords:
         raise TypeError(
             f"{fn}() got keyword(s) {sorted(keywords)!r}, which are neither dimensions "
@@ -103,7 +106,7 @@ def widths_for(
                 f"{'' if arg == 'shape' else ', or one int for every dimension'}; got {value!r}"
             )
 
-    def axes(value: Any) -> Any:
+    def axes(value: int | Mapping[Any, int] | None) -> int | dict[int, int] | None:
         return (
             {dims.index(d): v for d, v in value.items()} if isinstance(value, Mapping) else value
         )
@@ -178,9 +181,9 @@ def map_overlap(
     obj: T_Xarray,
     func: Callable[..., Any],
     depth: int | tuple[int, int] | Mapping[Any, int | tuple[int, int]] | None = None,
-    mode: str | Callable[..., Any] | Mapping[Any, str | Callable[..., Any]] | None = None,
+    mode: ModeArg | None = None,
     *,
-    boundary: Any = None,
+    boundary: object = None,
     **kwargs: Any,
 ) -> T_Xarray:
     """:func:`daskpad.map_overlap` on the data of a DataArray, or of each data variable of

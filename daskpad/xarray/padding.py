@@ -4,7 +4,7 @@ the dataset padded (:mod:`daskpad.xarray` has the rules in brief)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -14,12 +14,12 @@ from xarray.indexes import Index, PandasIndex, PandasMultiIndex
 from daskpad.core.keywords import KEYWORDS, keyword_misfits, keyword_names
 from daskpad.core.registry import check_kwargs
 from daskpad.xarray.coords import COORDS_POLICIES, CoordsPolicy, cannot_extend, extend_labels
-from daskpad.xarray.dim_args import check_mode, modes_by_dim, normalize_widths
+from daskpad.xarray.dim_args import OneMode, check_mode, modes_by_dim, normalize_widths
 from daskpad.xarray.variables import THIS_ARRAY, Options, fitting_encoding, guard, held_values
 
 T_Xarray = TypeVar("T_Xarray", xr.Dataset, xr.DataArray)
 #: one mode, or a mode per dimension name
-ModeArg = str | Callable[..., Any] | Mapping[Any, str | Callable[..., Any]]
+ModeArg = OneMode | Mapping[Any, OneMode]
 
 
 def pad2_keywords() -> tuple[str, ...]:
@@ -32,11 +32,11 @@ def pad2_keywords() -> tuple[str, ...]:
 # The modes and their keyword arguments
 # --------------------------------------------------------------------------------------
 def _check_mode(
-    modes: Mapping[Hashable, Any] | None,
-    default: Any,
+    modes: Mapping[Hashable, OneMode] | None,
+    default: OneMode,
     widths: Mapping[Hashable, tuple[int, int]],
     asked: Collection[Hashable],
-    given: Mapping[str, Any],
+    given: Mapping[str, object],
 ) -> None:
     """The keyword arguments that were given must fit the modes, as numpy.pad requires.
 
@@ -79,7 +79,7 @@ def _check_mode(
     raise ValueError(words + hint)
 
 
-def _dims_named(value: Any, dims: Collection[Hashable]) -> list[Hashable]:
+def _dims_named(value: object, dims: Collection[Hashable]) -> list[Hashable]:
     """The dimensions among ``dims`` that a keyword's mapping names (constant_values: also
     in the mapping it gives a data variable)."""
     if not isinstance(value, Mapping):
@@ -311,9 +311,9 @@ def pad_normalized(
     mode: ModeArg = "constant",
     keep_attrs: bool | None = None,
     coords: CoordsPolicy = "extend",
-    chunks: Any = None,
+    chunks: object = None,
     check_computed: bool = True,
-    **keywords: Any,
+    **keywords: object,
 ) -> T_Xarray:
     """:func:`pad2` with widths already normalised; a mode mapping may name the dimensions
     in ``asked`` (``why`` says how to add one). ``keywords``: the modes' (of the keyword
@@ -369,7 +369,7 @@ def _pad_dataset(
     options: Options,
     coords: str,
     keep_attrs: bool,
-    chunks: Any,
+    chunks: object,
 ) -> xr.Dataset:
     padded_dims = set(widths)
     xindexes = ds.xindexes

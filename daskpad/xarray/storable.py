@@ -19,7 +19,7 @@ import itertools
 import warnings
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import dask.array as da
 import numpy as np
@@ -32,6 +32,7 @@ from daskpad._compat.forms import per_graph_mode
 from daskpad._compat.graphs import picked_array
 from daskpad._compat.repicks import repicked_through
 from daskpad.core.regrid import regrid
+from daskpad.xarray.coords import DType, Values
 
 #: the encoding keys that describe the numbers stored, which encoding a padded value needs
 ENCODING_KEYS = (
@@ -46,9 +47,11 @@ ENCODING_KEYS = (
 )
 #: (axis, (before, after), the input's length along it): a pad region of a padded array
 Region = tuple[int, tuple[int, int], int]
+#: a variable's data: lazy, or in memory
+Data = TypeVar("Data", da.Array, Values)
 
 
-def constrains(encoding: Mapping[str, Any], dtype: np.dtype) -> bool:
+def constrains(encoding: Mapping[str, Any], dtype: DType) -> bool:
     """Whether ``encoding`` (:func:`value_encoding`'s) can refuse a value of ``dtype``:
     it stores the values in another dtype, packs them, keeps a fill value that is a number
     or times in units. (Floats stored as themselves, NaN their fill, take any value.)"""
@@ -62,7 +65,7 @@ def constrains(encoding: Mapping[str, Any], dtype: np.dtype) -> bool:
     return dtype.kind in "mM" and "units" in encoding
 
 
-def check_values(values: np.ndarray, *, variable: Hashable, encoding: Mapping[str, Any]) -> None:
+def check_values(values: Values, *, variable: Hashable, encoding: Mapping[str, Any]) -> None:
     """Refuse (``ValueError``, :func:`encode`'s) any of ``values`` that ``encoding`` cannot
     store, without xarray's warnings on the way (what it warns of is refused, or fine)."""
     with warnings.catch_warnings():
@@ -70,14 +73,14 @@ def check_values(values: np.ndarray, *, variable: Hashable, encoding: Mapping[st
         encode(values, variable=variable, encoding=encoding)
 
 
-def _checked(block: np.ndarray, *, variable: Hashable, encoding: Mapping[str, Any]) -> np.ndarray:
+def _checked(block: Values, *, variable: Hashable, encoding: Mapping[str, Any]) -> Values:
     check_values(block, variable=variable, encoding=encoding)
     return block
 
 
 def checked_pads(
-    data: Any, regions: list[Region], *, variable: Hashable, encoding: Mapping[str, Any]
-) -> Any:
+    data: Data, regions: list[Region], *, variable: Hashable, encoding: Mapping[str, Any]
+) -> Data:
     """``data`` (a padded variable's values, decoded) with its pad ``regions`` checked
     against ``encoding`` (:func:`check_values`): at once for an in-memory array, inside the
     graph for a dask array, where each block of a region is checked as it is computed and
@@ -185,7 +188,7 @@ def _check_blocks(x: da.Array, encoding: dict[str, Any], variable: Hashable) -> 
 
 
 def value_encoding(
-    encoding: Mapping[Any, Any], dtype: np.dtype, promoted: bool = False
+    encoding: Mapping[str, Any], dtype: DType, promoted: bool = False
 ) -> dict[str, Any]:
     """What encodes a computed value of a variable of ``dtype`` (its values, decoded) kept
     with ``encoding``: the CF keys of it (less the stored dtype and ``_Unsigned`` where the
@@ -207,10 +210,10 @@ def value_encoding(
     return kept
 
 
-def stored_dtype(name: Hashable, dtype: np.dtype, encoding: Mapping[str, Any]) -> np.dtype:
+def stored_dtype(name: Hashable, dtype: DType, encoding: Mapping[str, Any]) -> DType:
     """The dtype ``encoding`` stores values of ``dtype`` in."""
     if "dtype" in encoding:
-        stored: np.dtype = np.dtype(encoding["dtype"])
+        stored: DType = np.dtype(encoding["dtype"])
         return stored
     if dtype.kind in "mM":  # (in the units' integers, or floats: as xarray chooses)
         return encode(np.array(["NaT"], dtype), variable=name, encoding=encoding).dtype
@@ -218,8 +221,8 @@ def stored_dtype(name: Hashable, dtype: np.dtype, encoding: Mapping[str, Any]) -
 
 
 def assemble(
-    encoded: Any,
-    box: Any,
+    encoded: da.Array | Values,
+    box: da.Array | Values,
     axes: list[tuple[int, tuple[int, int], int]],
     where: list[slice],
     lazy: bool,
@@ -244,19 +247,20 @@ def assemble(
     return da.concatenate([_meta_of_its_shape(p) for p in parts], axis=k)
 
 
-def _meta_of_its_shape(x: Any) -> Any:
+def _meta_of_its_shape(x: da.Array) -> da.Array:
     """``x`` with a ``meta`` of as many dimensions as ``x``: xarray's arrays under dask's
     array query planning (dask 2026.8) carry a 0-d one, which ``concatenate`` refuses."""
     if x._meta.ndim == x.ndim:
         return x
-    return x.map_blocks(_same, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype))
+    same: da.Array = da.map_blocks(_same, x, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype))
+    return same
 
 
-def _same(block: np.ndarray) -> np.ndarray:
+def _same(block: Values) -> Values:
     return block
 
 
-def encode(values: np.ndarray, *, variable: Hashable, encoding: Mapping[str, Any]) -> np.ndarray:
+def encode(values: Values, *, variable: Hashable, encoding: Mapping[str, Any]) -> Values:
     """``values`` (decoded) as xarray stores them with ``encoding``, refusing any that
     would not decode back to themselves: out of the stored type's range, equal to the fill
     value, NaN without a fill value, a time the units cannot express."""
@@ -322,7 +326,7 @@ def encode(values: np.ndarray, *, variable: Hashable, encoding: Mapping[str, Any
     return stored
 
 
-def _outside_range(value: Any, stored: np.dtype, encoding: Mapping[str, Any]) -> str | None:
+def _outside_range(value: Any, stored: DType, encoding: Mapping[str, Any]) -> str | None:
     """Why ``value`` (decoded) is out of what integers of ``stored`` can hold once packed
     with ``encoding``, or None where it is not."""
     if stored.kind not in "iu" or np.asarray(value).dtype.kind not in "iuf":
@@ -337,7 +341,7 @@ def _outside_range(value: Any, stored: np.dtype, encoding: Mapping[str, Any]) ->
     return f"is outside what {stored} holds (values from {low:g} to {high:g})"
 
 
-def _packing(stored: np.dtype, encoding: Mapping[str, Any]) -> tuple[np.dtype, float, float]:
+def _packing(stored: DType, encoding: Mapping[str, Any]) -> tuple[DType, float, float]:
     """The integers ``encoding`` stores in ``stored`` (unsigned where ``_Unsigned`` says
     so), its scale factor and its offset."""
     if str(encoding.get("_Unsigned", "false")).lower() == "true" and stored.kind == "i":
@@ -345,7 +349,7 @@ def _packing(stored: np.dtype, encoding: Mapping[str, Any]) -> tuple[np.dtype, f
     return stored, float(encoding.get("scale_factor", 1.0)), float(encoding.get("add_offset", 0.0))
 
 
-def _epoch(encoding: Mapping[str, Any]) -> np.ndarray:
+def _epoch(encoding: Mapping[str, Any]) -> Values:
     """The time that ``encoding``'s units count from (stored 0)."""
     attrs = {k: encoding[k] for k in ("units", "calendar") if k in encoding}
     zero = xr.Variable(("d",), np.zeros(1, np.int64), attrs=attrs)
@@ -353,7 +357,7 @@ def _epoch(encoding: Mapping[str, Any]) -> np.ndarray:
 
 
 def _differs(
-    values: np.ndarray, stored: np.ndarray, back: np.ndarray, encoding: Mapping[str, Any]
+    values: Values, stored: Values, back: Values, encoding: Mapping[str, Any]
 ) -> int | None:
     """The flat index of the first value that does not survive its encoding, or None:
     compared where it is stored, at most half a step from the packed value in integers, a
@@ -389,7 +393,7 @@ def _differs(
     return int(wrong[0]) if wrong.size else None
 
 
-def _plain(value: Any) -> str:
+def _plain(value: object) -> str:
     """A number as a person reads it: no numpy type around it, seven figures at most."""
     if isinstance(value, (np.datetime64, np.timedelta64)):
         return str(value)
@@ -398,7 +402,7 @@ def _plain(value: Any) -> str:
 
 
 def _time_cannot(
-    value: Any, made: str, read: Any, encoding: Mapping[str, Any], target: np.dtype | None
+    value: object, made: str, read: object, encoding: Mapping[str, Any], target: DType | None
 ) -> str:
     """Why the time ``value`` does not survive ``encoding``: it is stored as the fill
     value, it is past what the stored integers hold, or it is no whole number of the
@@ -430,7 +434,7 @@ def _cannot_hold(name: Hashable, encoding: Mapping[str, Any], why: str) -> str:
     )
 
 
-def time_value(value: Any, dtype: np.dtype, name: Hashable) -> Any:
+def time_value(value: object, dtype: DType, name: Hashable) -> Values:
     """A constant given for a time variable of ``dtype``: a time, or a whole number of the
     dtype's units (NaN: NaT)."""
     if isinstance(value, (float, np.floating)) and np.isnan(value):

@@ -16,9 +16,10 @@ import xarray as xr
 from daskpad.api.pad import in_output_chunks, pad
 from daskpad.core.keywords import KEYWORDS, keyword_names
 from daskpad.core.registry import MODES, copies_values, numpy_pad, values_in_pads
-from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING
-from daskpad.xarray.dim_args import Pair, choice_by_dim, per_dim
+from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING, DType, Values
+from daskpad.xarray.dim_args import OneMode, Pair, choice_by_dim, per_dim
 from daskpad.xarray.storable import (
+    Data,
     Region,
     check_values,
     checked_pads,
@@ -29,9 +30,12 @@ from daskpad.xarray.storable import (
 
 #: a name no user variable has: a DataArray is padded as a one-variable Dataset under it
 THIS_ARRAY = "<daskpad-this-array>"
+#: a keyword's values (a pair, or a choice) per dimension, and for the dimensions not
+#: named (None where given per dimension)
+PerDim = tuple[Mapping[Hashable, Pair | str], Pair | str | None]
 
 
-def default_fill(dtype: np.dtype) -> tuple[np.dtype, Any]:
+def default_fill(dtype: DType) -> tuple[DType, np.generic | float]:
     """xarray's missing-value convention: the dtype that can hold it, and the value."""
     if dtype.kind in "fc":
         return dtype, dtype.type(np.nan)
@@ -45,21 +49,22 @@ def default_fill(dtype: np.dtype) -> tuple[np.dtype, Any]:
 
 
 def pad_data(
-    data: Any,
+    data: Data,
     widths: list[tuple[int, int]],
-    mode: Any,
-    kwargs: Mapping[str, Any],
-    chunks: Any,
-) -> Any:
+    mode: OneMode | Mapping[int, OneMode],
+    kwargs: Mapping[str, object],
+    chunks: object,
+) -> Data:
     """One variable's data: lazily through daskpad.pad if dask-backed, else numpy.pad (or
     a registered mode's reference, :func:`daskpad.core.registry.numpy_pad`)."""
     if isinstance(data, da.Array):
         extra = {} if chunks is None else {"chunks": chunks}
         return pad(data, tuple(widths), mode=mode, **kwargs, **extra)
-    return numpy_pad(data, tuple(widths), mode, **kwargs)
+    padded: Values = numpy_pad(data, tuple(widths), mode, **kwargs)
+    return padded
 
 
-def fitting_encoding(encoding: Mapping[Any, Any], dtype_changed: bool) -> dict[Any, Any]:
+def fitting_encoding(encoding: Mapping[str, Any], dtype_changed: bool) -> dict[str, Any]:
     """The encoding a padded variable keeps: less the input's layout and shape, and less
     its stored dtype (and ``_Unsigned``, which reads that dtype as unsigned) where the pad
     changed the dtype."""
@@ -69,7 +74,7 @@ def fitting_encoding(encoding: Mapping[Any, Any], dtype_changed: bool) -> dict[A
     return {k: v for k, v in encoding.items() if k not in drop}
 
 
-def held_values(encoding: Mapping[Any, Any], dtype: np.dtype) -> dict[str, Any] | None:
+def held_values(encoding: Mapping[str, Any], dtype: DType) -> dict[str, Any] | None:
     """What of ``encoding`` (the one a padded variable of ``dtype`` keeps) can refuse one
     of its values (:func:`daskpad.xarray.storable.value_encoding`), or None where it
     stores any value of ``dtype`` as it is."""
@@ -78,12 +83,12 @@ def held_values(encoding: Mapping[Any, Any], dtype: np.dtype) -> dict[str, Any] 
 
 
 def guard(
-    data: Any,
+    data: Data,
     name: Hashable,
     values: Mapping[str, Any],
-    fills: list[Any],
+    fills: list[object],
     regions: list[Region],
-) -> Any:
+) -> Data:
     """``data``, a variable's padded values (decoded) that a writer will store with the
     encoding it keeps (``values``: :func:`held_values`), refusing what that encoding
     cannot store: the ``fills`` (constants, ramp ends) at once, and the computed pad
@@ -104,8 +109,8 @@ class Step:
     """How one axis of a variable is padded: its mode, numpy.pad's keywords for that axis
     alone, and whether it takes xarray's missing value (the default fill)."""
 
-    mode: Any
-    kwargs: dict[str, Any]
+    mode: OneMode
+    kwargs: dict[str, object]
     default_fill: bool = False
 
 
@@ -115,12 +120,12 @@ class Options:
     variable."""
 
     #: the modes of the dimensions given their own, and the mode of every other dimension
-    modes: Mapping[Hashable, Any]
-    default_mode: Any
+    modes: Mapping[Hashable, OneMode]
+    default_mode: OneMode
     compat: bool
     #: each keyword given but constant_values (the keyword table's), per dimension and
     #: for the others (None where given as a mapping)
-    by_keyword: Mapping[str, tuple[dict[Hashable, Any], Any]]
+    by_keyword: Mapping[str, PerDim]
     constant_given: bool
     #: constant_values per data variable, and for the others (per dimension, default)
     constant_by_var: Mapping[Hashable, tuple[dict[Hashable, Pair], Pair | None]]
@@ -137,10 +142,10 @@ class Options:
         *,
         sizes: Mapping[Hashable, int],
         data_names: set[Hashable],
-        modes: Mapping[Hashable, Any],
-        default_mode: Any,
-        constant_values: Any,
-        given: Mapping[str, Any],
+        modes: Mapping[Hashable, OneMode],
+        default_mode: OneMode,
+        constant_values: object,
+        given: Mapping[str, object],
         compat: bool,
         check_computed: bool = True,
         array_name: Hashable | None = None,
@@ -166,7 +171,7 @@ class Options:
                 constant = per_dim(by_dim, "constant_values", sizes)
         elif constant_values is not None:
             constant = per_dim(constant_values, "constant_values", sizes)
-        by_keyword: dict[str, tuple[dict[Hashable, Any], Any]] = {}
+        by_keyword: dict[str, PerDim] = {}
         for name, value in given.items():
             keyword = KEYWORDS[name]
             if keyword.kind == "choice":
@@ -196,7 +201,7 @@ class Options:
             forms.add("constant_values")
         return forms
 
-    def mode_of(self, dim: Hashable) -> Any:
+    def mode_of(self, dim: Hashable) -> OneMode:
         return self.modes.get(dim, self.default_mode)
 
     def _constants(self, name: Hashable, dims: tuple[Hashable, ...]) -> list[Pair | None] | None:
@@ -224,7 +229,7 @@ class Options:
         for k, (dim, n) in enumerate(zip(var.dims, var.shape, strict=True)):
             mode = self.mode_of(dim)
             copies = isinstance(mode, str) and MODES[mode].copies
-            kwargs: dict[str, Any] = {}
+            kwargs: dict[str, object] = {}
             if not as_data and not copies:
                 # Coordinates are not data: a statistic, a ramp or a user's constant means
                 # nothing for labels. They get the missing value, as in xarray.
@@ -255,7 +260,7 @@ class Options:
         *,
         as_data: bool,
         keep_attrs: bool,
-        chunks: Any,
+        chunks: object,
     ) -> xr.Variable:
         """Pad one variable, axis by axis in its own order (numpy's), each axis with its
         dimension's mode. ``as_data=False`` applies the coordinate rule to the modes.
@@ -311,7 +316,7 @@ class Options:
                 "xarray's missing value, which promotes)"
             ) from e
         if values is not None:
-            fills = []
+            fills: list[object] = []
             for k in padded:
                 step = steps[k]
                 fills += [fill] if step.default_fill else values_in_pads(step.mode, step.kwargs)
@@ -350,12 +355,12 @@ def _uniform(steps: list[Step], axes: list[bool]) -> bool:
 def _one_call(
     steps: list[Step],
     axes: list[bool],
-    fill: Any,
+    fill: np.generic | float,
     shape: tuple[int, ...],
     broadcast: set[str],
     *,
     own: bool,
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[OneMode, dict[str, object]]:
     """The marked axes' steps, of one mode, as one numpy.pad call over every axis: the
     mode and its keywords, one entry per axis. Unmarked axes have width 0; they keep
     their own entries with ``own`` (numpy.pad still checks them, as for any axis), else
@@ -364,7 +369,7 @@ def _one_call(
     given (one pair per axis would read as Python numbers, in another precision)."""
     chosen = [s for s, marked in zip(steps, axes, strict=True) if marked]
     mode = chosen[0].mode
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for key in keyword_names():
         keyword = KEYWORDS[key]
         if not any(key in s.kwargs for s in chosen):
@@ -387,15 +392,15 @@ def _one_call(
 
 
 def _chained(
-    data: Any,
+    data: Data,
     widths: list[tuple[int, int]],
     steps: list[Step],
     in_call: list[bool],
-    promoted: np.dtype,
-    fill: Any,
-    chunks: Any,
+    promoted: DType,
+    fill: np.generic | float,
+    chunks: object,
     broadcast: set[str],
-) -> Any:
+) -> Data:
     """Axes of different modes, padded one after another in axis order: in memory one
     ``numpy.pad`` per axis, on dask one :func:`daskpad.pad` with a mode per axis (two
     where the default fill promotes the data after an axis of another mode)."""
@@ -414,6 +419,7 @@ def _chained(
             alone = [w if i == k else (0, 0) for i, w in enumerate(widths)]
             data = numpy_pad(data, alone, step.mode, **kwargs)
         return data
+    mode: OneMode | dict[int, OneMode]
     for group in ([k for k in axes if k < cast_at], [k for k in axes if k >= cast_at]):
         if not group:
             continue
