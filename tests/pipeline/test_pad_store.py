@@ -27,8 +27,6 @@ from daskpad.pipeline import (  # noqa: E402
     plan_store,
 )
 
-pytestmark = WRITES
-
 
 def _source(path: Path, fmt: int = 3) -> Path:
     """A store like the ones users pad: t2m packed as int16 (scale, offset, _FillValue),
@@ -89,6 +87,7 @@ CASES = {
 }  # fmt: skip
 
 
+@WRITES
 @pytest.mark.parametrize("case", CASES)
 def test_pad_store_writes_the_files_the_command_writes(tmp_path, case):
     argv, options = CASES[case]
@@ -155,6 +154,7 @@ def test_a_failed_write_leaves_nothing_that_opens(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src.zarr"]
 
 
+@WRITES
 def test_the_values_are_pad2s_of_the_input_as_xarray_decodes_it(tmp_path):
     src = _source(tmp_path / "src.zarr")
     dst = tmp_path / "out.zarr"
