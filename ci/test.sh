@@ -7,7 +7,9 @@
 # dask.array.pad, which array-expr does not have) and the command's tests (tests/cli: it
 # writes with xarray's to_zarr, which array-expr cannot run) run in the first pass only.
 # CI (.ci/run) runs this once per stack of dependencies, and narrows the floor stack's run
-# with these switches: DASKPAD_CHECKS=0 leaves out the static checks (one stack runs them),
+# with these switches: DASKPAD_CHECKS=0 leaves out the static checks, DASKPAD_CHECKS=mypy
+# runs mypy alone (the floor stack: the types hold on the oldest releases too; ruff and
+# the layers need to run once),
 # DASKPAD_GRAPHS=classic leaves out the query-planning pass, DASKPAD_MARKERS is a pytest
 # marker expression both passes add to their own (the floor: "not e2e", leaving out the
 # quick runs of the benchmark commands), and HYPOTHESIS_PROFILE picks the number of draws.
@@ -21,7 +23,12 @@ cd "$(dirname "$0")/.."
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 SECONDS=0
 took() { echo "== ($1: ${SECONDS}s)"; SECONDS=0; }
-if [ "${DASKPAD_CHECKS:-1}" != 0 ]; then
+CHECKS="${DASKPAD_CHECKS:-1}"
+if [ "$CHECKS" = mypy ]; then
+echo "== checks: mypy --strict (pyproject.toml)"
+python -m mypy
+took checks
+elif [ "$CHECKS" != 0 ]; then
 echo "== checks: ruff, mypy --strict (pyproject.toml)"
 python -m ruff check .
 python -m ruff format --check .

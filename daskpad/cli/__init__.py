@@ -1,25 +1,29 @@
 """The ``daskpad`` command: pad a zarr or netCDF dataset into a new zarr store.
 
 ``daskpad pad SRC DST --width lat=2 --width lon=3:5 --mode wrap`` opens SRC lazily with its own
-chunks, pads the values xarray decodes from it as :func:`daskpad.xarray.pad2` does
-(:func:`daskpad.xarray.store_numbers.pad_stored`), and writes DST as zarr with regular chunks,
-showing progress. ``daskpad info`` describes SRC and what a padding would produce without
-computing; ``daskpad demo`` shows it all on a small synthetic dataset.
+chunks, pads the values xarray decodes from it as :func:`daskpad.xarray.pad2` does, and writes
+DST as zarr, showing progress. ``daskpad info`` describes SRC and what a padding would produce
+without computing; ``daskpad demo`` shows it all on a small synthetic dataset.
 
-Each command is parse -> open -> pad -> write:
+The work is done by :mod:`daskpad.pipeline` (:func:`~daskpad.pipeline.plan_store`,
+:func:`~daskpad.pipeline.pad_store`, :func:`~daskpad.pipeline.open_padded`,
+:func:`~daskpad.pipeline.show_source`), the command's one door into the library: this
+package parses the command line, hands the pipeline its options and says how a run ended.
+Its modules import each other at most four deep:
 
-- :mod:`daskpad.cli.command`: :func:`main` and :func:`build_parser`, exit statuses,
-  Ctrl-C and SIGTERM (:mod:`daskpad.cli.stops`)
-- :mod:`daskpad.cli.args`: the parser and the parsing of option values;
-  :mod:`daskpad.cli.request`: the options read once into a frozen request, and one run of
-  a command
-- one module per subcommand: :mod:`daskpad.cli.pad_run`, :mod:`daskpad.cli.info`,
-  :mod:`daskpad.cli.demo`
-- the steps: :mod:`daskpad.cli.source` (open SRC and pad it), :mod:`daskpad.cli.budget`
-  (within ``--memory``), :mod:`daskpad.cli.copy_plans` (stored chunks copied as bytes),
-  :mod:`daskpad.cli.cluster` (dask.distributed), :mod:`daskpad.cli.write` (DST written
-  whole or not at all); :mod:`daskpad.cli.io` and :mod:`daskpad.cli.encoding` (opening,
-  checking, describing)
+- :mod:`daskpad.cli.command`: :func:`main`, exit statuses, and the one line a run ends
+  with on Ctrl-C, SIGTERM or an error
+- :mod:`daskpad.cli.args`: :func:`build_parser` and the parsing of option values;
+  :mod:`daskpad.cli.request`: the options read once into a frozen
+  :class:`~daskpad.cli.request.Request` (:func:`~daskpad.cli.request.request_from`), whose
+  :meth:`~daskpad.cli.request.Request.pad_options` are the pipeline's
+  :class:`~daskpad.pipeline.PadOptions`, and one run of a command
+- :mod:`daskpad.cli.errors`: :class:`~daskpad.cli.errors.CliError`, a command line that
+  asks for what cannot be done (exit status 2)
+- one module per subcommand: :mod:`daskpad.cli.pad_run` (:func:`~daskpad.pipeline.plan_store`,
+  then the plan's ``describe()`` for ``--dry-run`` or its ``write()``), :mod:`daskpad.cli.info`
+  (:func:`~daskpad.pipeline.open_padded` and :func:`~daskpad.pipeline.show_source`),
+  :mod:`daskpad.cli.demo` (:func:`~daskpad.pipeline.pad_store`)
 
 The installed command starts in ``_daskpad_launcher``, which answers Ctrl-C and SIGTERM while
 this package is imported.

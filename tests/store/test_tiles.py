@@ -1,6 +1,6 @@
-"""Writing a padded dataset tile by tile (:mod:`daskpad.store.tiles`, the command's ``--memory``):
-the plan covers every block once within the budget, and a tiled write holds no more input
-blocks than a tile reads, whatever the size of the grid."""
+"""Writing a padded dataset tile by tile (:mod:`daskpad.store.writing.tile_plans`, the command's
+``--memory``): the plan covers every block once within the budget, and a tiled write holds no more
+input blocks than a tile reads, whatever the size of the grid."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ Where each before-pad is a whole number of the input's chunks and no pad follows
 last chunk, that grid is a regular one (:attr:`Layout.regular`): zarr's regular grid then
 keeps the input's chunks whole too.
 
-Plain Python: :mod:`daskpad.store.rectilinear` writes what this plans.
+Plain Python: :mod:`daskpad.store.writing.chunk_plans` writes what this plans.
 """
 
 from __future__ import annotations
