@@ -137,7 +137,8 @@ def run_tag(client: Any) -> str:
     """The end of the key names of every computation :func:`fresh_keys` hands to the
     distributed ``client``: a run that stops waits for the workers' tasks whose names end
     with it before it removes what they write into
-    (:func:`daskpad.pipeline.cluster.stopping_first`).""" return f"-{client.id}"
+    (:func:`daskpad.pipeline.cluster.stopping_first`)."""
+    return f"-{client.id}"
 
 
 def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False) -> list[Any]:
