@@ -5,7 +5,7 @@ take: an array's dtype parameter is covariant, so ``Values`` takes an array of a
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -16,3 +16,7 @@ Values: TypeAlias = npt.NDArray[np.generic]
 DType: TypeAlias = np.dtype[np.generic]
 #: an array of positions, indices or counts
 Positions: TypeAlias = npt.NDArray[np.intp]
+#: an array that arithmetic is done on or any value is written into, of a dtype known only
+#: when it runs: unchecked (numpy 2.1's stubs give arithmetic only to arrays of a known kind
+#: of number or of an unchecked dtype, newer ones write only array_likes into the others)
+Numbers: TypeAlias = np.ndarray[Any, np.dtype[Any]]
