@@ -10,13 +10,18 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-#: a numpy array of any dtype (a block, a padded array, its positions)
+#: a numpy array of any dtype (a block, a padded array)
 Values: TypeAlias = npt.NDArray[np.generic]
 #: a numpy dtype of any kind
 DType: TypeAlias = np.dtype[np.generic]
 #: an array of positions, indices or counts
 Positions: TypeAlias = npt.NDArray[np.intp]
+#: an array of truth values (a mask, a comparison's result)
+Flags: TypeAlias = npt.NDArray[np.bool]
+#: a dtype of numbers of a kind known only when it runs, unchecked: what numpy's stubs take
+#: where they need one kind (``finfo``, ``iinfo``)
+NumberDType: TypeAlias = np.dtype[Any]
 #: an array that arithmetic is done on or any value is written into, of a dtype known only
-#: when it runs: unchecked (numpy 2.1's stubs give arithmetic only to arrays of a known kind
+#: when it runs, unchecked (numpy 2.1's stubs give arithmetic only to arrays of a known kind
 #: of number or of an unchecked dtype, newer ones write only array_likes into the others)
-Numbers: TypeAlias = np.ndarray[Any, np.dtype[Any]]
+Numbers: TypeAlias = np.ndarray[tuple[int, ...], NumberDType]

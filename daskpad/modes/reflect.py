@@ -19,11 +19,10 @@ from typing import NamedTuple, cast
 
 import dask.array as da
 import numpy as np
-import numpy.typing as npt
 
 from daskpad.core.chunks import BEFORE
 from daskpad.core.grid import BlockGrid
-from daskpad.core.ndarrays import Numbers, Positions, Values
+from daskpad.core.ndarrays import Flags, Numbers, Positions, Values
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
 from daskpad.core.sides import (
@@ -389,7 +388,7 @@ def _odd_reflection(reader: _Reader, positions: Positions, step: int = 1 << 16) 
             edges[i] = reader.odd_values(np.array([program.fills[i].edge], dtype=np.intp))
         return edges[i]
 
-    def outside(p: Positions) -> npt.NDArray[np.bool]:
+    def outside(p: Positions) -> Flags:
         return (p < program.lo) | (p >= program.hi)
 
     out = np.empty_like(like, shape=shaped(positions.size))
