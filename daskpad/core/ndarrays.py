@@ -18,10 +18,10 @@ DType: TypeAlias = np.dtype[np.generic]
 Positions: TypeAlias = npt.NDArray[np.intp]
 #: an array of truth values (a mask, a comparison's result)
 Flags: TypeAlias = npt.NDArray[np.bool]
-#: a dtype of numbers of a kind known only when it runs, unchecked: what numpy's stubs take
-#: where they need one kind (``finfo``, ``iinfo``)
-NumberDType: TypeAlias = np.dtype[Any]
+#: a dtype whose kind (``dtype.kind``) the code tests as it runs, which numpy's stubs cannot
+#: follow: unchecked where they need one kind (``finfo``, ``iinfo``, ``datetime_data``)
+KnownKind: TypeAlias = np.dtype[Any]
 #: an array that arithmetic is done on or any value is written into, of a dtype known only
-#: when it runs, unchecked (numpy 2.1's stubs give arithmetic only to arrays of a known kind
+#: as it runs, unchecked (numpy 2.1's stubs give arithmetic only to arrays of a known kind
 #: of number or of an unchecked dtype, newer ones write only array_likes into the others)
-Numbers: TypeAlias = np.ndarray[tuple[int, ...], NumberDType]
+Numbers: TypeAlias = np.ndarray[tuple[int, ...], KnownKind]

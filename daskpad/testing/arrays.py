@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from daskpad.core.ndarrays import DType, NumberDType, Values
+from daskpad.core.ndarrays import DType, KnownKind, Values
 from daskpad.testing.reference import (
     DTYPES,
     NUMPY_HAS_DICT_PAD_WIDTH,
@@ -89,7 +89,7 @@ def chunkings(
     return tuple(chunks)
 
 
-def _floats(dtype: NumberDType, bounded: bool) -> st.SearchStrategy[float]:
+def _floats(dtype: KnownKind, bounded: bool) -> st.SearchStrategy[float]:
     small = st.integers(-4, 4).map(float)
     if bounded:  # sums of a few dozen values cannot overflow
         limit = float(np.finfo(dtype).max) / 1024
@@ -99,7 +99,7 @@ def _floats(dtype: NumberDType, bounded: bool) -> st.SearchStrategy[float]:
     return st.one_of(small, hnp.from_dtype(dtype))
 
 
-def elements(dtype: NumberDType, *, bounded: bool = False) -> st.SearchStrategy[Element]:
+def elements(dtype: KnownKind, *, bounded: bool = False) -> st.SearchStrategy[Element]:
     """Values of ``dtype``, with many small ones (ties, repeated values, zeros).
 
     ``bounded`` keeps float magnitudes small enough that a mean cannot overflow.

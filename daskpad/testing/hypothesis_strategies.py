@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from daskpad.api.pad import AxisMode, AxisModes
 from daskpad.core.keywords import KEYWORDS, Keyword, keyword_names
-from daskpad.core.ndarrays import DType, NumberDType, Values
+from daskpad.core.ndarrays import DType, KnownKind, Values
 from daskpad.core.registry import MODES
 from daskpad.testing.arrays import (
     PadWidth,
@@ -111,7 +111,7 @@ def _scalar_forms(draw: st.DrawFn, value_strategy: st.SearchStrategy[object], nd
     return _container(draw, pairs)
 
 
-def _misfits(dtype: NumberDType) -> list[object]:
+def _misfits(dtype: KnownKind) -> list[object]:
     """Values that do not fit ``dtype`` (numpy casts some, rejects others)."""
     kind = dtype.kind
     common: list[object] = ["a", None, 1.5, np.nan, 1e300, 2 + 3j]

@@ -15,7 +15,7 @@ import numpy as np
 
 from daskpad.api.pad import AxisMode, AxisModes, pad
 from daskpad.core.keywords import KEYWORDS
-from daskpad.core.ndarrays import DType, Flags, NumberDType, Numbers, Positions, Values
+from daskpad.core.ndarrays import DType, Flags, KnownKind, Numbers, Positions, Values
 from daskpad.core.registry import MODES, numpy_pad
 
 if TYPE_CHECKING:
@@ -264,7 +264,7 @@ def _all_real_numbers(*arrays: Values) -> bool:
 
 
 def _mean_tolerance(
-    data: Values, pad_width: Any, kwargs: Mapping[str, object], dtype: NumberDType
+    data: Values, pad_width: Any, kwargs: Mapping[str, object], dtype: KnownKind
 ) -> Numbers:
     """Per-element tolerance for mode "mean": MEAN_ULPS * eps * max |value in the stat slab|.
 
