@@ -228,8 +228,7 @@ def _same(expected: Numbers, actual: Numbers) -> Flags:
             out[index] = type(e) is type(a) and bool(e == a or (e != e and a != a))
         return out
     if kind == "c":
-        both: Flags = _same(expected.real, actual.real) & _same(expected.imag, actual.imag)
-        return both
+        return _same(expected.real, actual.real) & _same(expected.imag, actual.imag)
     if kind == "f":
         same: Flags = (expected == actual) | (np.isnan(expected) & np.isnan(actual))
     elif kind in "mM":
