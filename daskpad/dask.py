@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, overload
 
 import dask.array as da
 
+from daskpad.api.overlap import AxisBoundary, Boundary, Depth
 from daskpad.api.overlap import map_overlap as _map_overlap
+from daskpad.api.pad import PadMode
 
 __all__ = ["map_overlap"]
 
@@ -36,12 +38,12 @@ _USAGE = "Usage:   da.map_overlap(function, x)\n   or:   da.map_overlap(function
 def map_overlap(
     func: Callable[..., object],
     *args: Any,
-    depth: object = None,
-    boundary: object = None,
+    depth: Depth | list[Depth] | None = None,
+    boundary: Boundary | list[Boundary] | None = None,
     trim: bool = True,
     align_arrays: bool = True,
     allow_rechunk: bool = True,
-    mode: object = None,
+    mode: PadMode | list[PadMode] | None = None,
     **kwargs: Any,
 ) -> da.Array:
     """:func:`dask.array.map_overlap`, dask's words and signature, numpy.pad's result at
@@ -123,6 +125,10 @@ def map_overlap(
     )
 
 
+@overload
+def dask_words(boundary: AxisBoundary | None) -> AxisBoundary: ...
+@overload
+def dask_words(boundary: Boundary | None) -> Boundary: ...
 def dask_words(boundary: object) -> object:
     """dask's ``boundary`` for one array (a word, a number, a tuple or a dict per axis)
     in :func:`daskpad.map_overlap`'s words: ``"reflect"`` is ``"dask:reflect"``,

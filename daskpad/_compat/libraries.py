@@ -209,4 +209,6 @@ def zarr_encoded(
     from xarray.backends.zarr import encode_zarr_variable
 
     variable = xr.Variable(tuple(dims), block, encoding=dict(encoding))
-    return np.asarray(encode_zarr_variable(variable, name=name, zarr_format=3).values)
+    # (xarray 2025.6's is unannotated and takes no zarr_format)
+    encoded = encode_zarr_variable(variable, name=name, zarr_format=3)  # type: ignore[no-untyped-call, call-arg, unused-ignore]
+    return np.asarray(encoded.values)

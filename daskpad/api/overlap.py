@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, SupportsIndex
+from typing import Any, SupportsIndex
 
 import dask.array as da
 from dask.array import map_overlap as dask_map_overlap  # (bound once: dask's own)
@@ -28,10 +28,8 @@ from daskpad.api.pad import PadMode, pad
 from daskpad.api.shapes import crop
 from daskpad.core.boundaries import names, translate, translate_each
 from daskpad.core.keywords import keyword_misfits, keyword_names
+from daskpad.core.ndarrays import Values
 from daskpad.core.per_axis import depth_pairs
-
-if TYPE_CHECKING:
-    import numpy as np
 
 #: a halo along one axis: one width for both sides, or a ``(before, after)`` pair
 AxisDepth = SupportsIndex | Sequence[SupportsIndex]
@@ -452,11 +450,11 @@ def _trimmed(
 
 
 def _trimmed_block(
-    block: np.ndarray,
+    block: Values,
     halo: tuple[tuple[int, int], ...],
     pads: tuple[tuple[int, int], ...],
     block_info: Mapping[int | None, Mapping[str, Any]] | None = None,
-) -> np.ndarray:
+) -> Values:
     """One block of :func:`_trimmed`."""
     if block_info is None or block.ndim == 0:
         return block

@@ -17,6 +17,7 @@ import dask.array as da
 import numpy as np
 
 from daskpad.api.pad import PadMode, pad
+from daskpad.core.ndarrays import Values
 from daskpad.core.per_axis import per_axis
 from daskpad.core.plan import normalize_pad_width
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 ALIGNS = ("center", "start", "end")
 
 #: a size per axis: one entry per axis (None leaves an axis as it is), or ``{axis: size}``
-AxisSizes = Sequence[SupportsIndex | None] | Mapping[int, SupportsIndex] | np.ndarray
+AxisSizes = Sequence[SupportsIndex | None] | Mapping[int, SupportsIndex] | Values
 
 
 def widths_for(

@@ -49,6 +49,8 @@ import numpy as np
 from dask.array.core import normalize_chunks
 from dask.utils import parse_bytes
 
+from daskpad.core.ndarrays import DType
+
 Chunks = tuple[tuple[int, ...], ...]
 
 BEFORE, AFTER = 0, 1
@@ -282,7 +284,7 @@ def output_chunks(
     chunks: object,
     input_chunks: Chunks,
     shape: tuple[int, ...],
-    dtype: np.dtype,
+    dtype: DType,
     widths: Sequence[tuple[int, int]],
 ) -> Chunks | None:
     """The output chunks asked for with ``chunks=``, for the padded ``shape``: ``None`` for

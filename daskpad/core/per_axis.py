@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from daskpad.core.keywords import keyword_misfits, keyword_names, takes
+from daskpad.core.ndarrays import DType
 from daskpad.core.plan import (
     AxisPlan,
     PadPlan,
@@ -136,7 +137,7 @@ def normalize_per_axis(
     pad_width: object,
     mode: object,
     kwargs: Mapping[str, object],
-    dtype: np.dtype,
+    dtype: DType,
 ) -> PadPlan:
     """The plan of a mode per axis: numpy.pad called once per axis, in axis order, each
     call padding only its axis with its mode and keywords, on the array the calls before

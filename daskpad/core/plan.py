@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from daskpad.core.keywords import KEYWORDS, Keyword
+from daskpad.core.ndarrays import DType, Values
 from daskpad.core.registry import (
     EdgeFunction,
     Mode,
@@ -355,11 +356,11 @@ def _probe_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def check_with_numpy(
     plan: PadPlan,
-    dtype: np.dtype,
+    dtype: DType,
     mode: object,
     kwargs: Mapping[str, object],
-    sample: np.ndarray | None = None,
-) -> np.ndarray:
+    sample: Values | None = None,
+) -> Values:
     """Run ``numpy.pad`` on a tiny array of ``dtype`` to surface dtype-dependent errors now.
 
     numpy raises some errors only when it computes (``mean`` of a datetime, arithmetic that a
@@ -381,7 +382,7 @@ def check_with_numpy(
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            padded: np.ndarray = numpy_pad(sample, widths, mode, **kwargs)
+            padded: Values = numpy_pad(sample, widths, mode, **kwargs)
     except Exception as exc:
         if empty_stat is not None and isinstance(exc, ValueError):
             raise empty_stat from None  # numpy met the empty statistic first

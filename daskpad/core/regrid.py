@@ -23,6 +23,7 @@ from daskpad._compat.graphs import (
 )
 from daskpad._compat.layouts import laid_out_from, one_stage_rechunk
 from daskpad.core import kernels as k
+from daskpad.core.ndarrays import Positions
 
 Chunks = tuple[tuple[int, ...], ...]
 #: The key of an array's block: the array's name and the block's index.
@@ -235,14 +236,14 @@ class _Pieces:
         return listed
 
     @functools.cached_property
-    def _ranks(self) -> tuple[np.ndarray, np.ndarray]:
+    def _ranks(self) -> tuple[Positions, Positions]:
         """For each grid boundary, how many target boundaries lie at or before it, and how
         many strictly before it (the only searches: the rest follows by counting)."""
         gb, tb = self._gb, self._tb
         return np.searchsorted(tb, gb, side="right"), np.searchsorted(tb, gb, side="left")
 
     @functools.cached_property
-    def _taken(self) -> tuple[np.ndarray, np.ndarray]:
+    def _taken(self) -> tuple[Positions, Positions]:
         """Per target chunk, the grid blocks ``[first, stop)`` it takes a part of: those it
         overlaps, or for an empty chunk the one block at its place."""
         at_or_before, before = self._ranks
@@ -257,7 +258,7 @@ class _Pieces:
         return first, stop
 
     @functools.cached_property
-    def _owners(self) -> np.ndarray:
+    def _owners(self) -> Positions:
         """The owner of each grid block: of the target chunks from the one holding its
         start to the last one starting before its end, the first with the largest overlap
         (the first one for an empty block)."""
@@ -280,7 +281,7 @@ class _Pieces:
             largest = np.maximum.reduceat(size, starts)[which]
             at = np.where(size == largest, np.arange(len(size)), len(size))
             owners[many] = t[np.minimum.reduceat(at, starts)]
-        return cast("np.ndarray", owners)
+        return cast("Positions", owners)
 
     @functools.cached_property
     def _owner_list(self) -> list[int]:
@@ -341,7 +342,7 @@ class _Pieces:
         return parts
 
 
-def _expand(first: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _expand(first: Positions, stop: Positions) -> tuple[Positions, Positions, Positions]:
     """The ranges ``[first[i], stop[i])`` (none empty) laid end to end: for each element,
     its range ``i`` and its value, and where each range starts among them."""
     counts = stop - first

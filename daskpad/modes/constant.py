@@ -14,6 +14,7 @@ import dask.array as da
 import numpy as np
 
 from daskpad.core.grid import BlockGrid, blocks_from_nothing
+from daskpad.core.ndarrays import Numbers, Values
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
 from daskpad.core.sides import SideChunks, Sides, per_pad_block, with_axis
@@ -49,12 +50,12 @@ def build_fill(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> 
 
 def fill_block(
     *,
-    like: np.ndarray,
+    like: Values,
     value: object,
     fill: bool,
     shape: tuple[int, ...] | None = None,
     block_info: Mapping[int | None, Mapping[str, Any]] | None = None,
-) -> np.ndarray:
+) -> Values:
     """A block of ``shape`` (or the chunk shape given by dask), filled with ``value`` (or
     left empty); for numpy, a read-only broadcast view of one element, as dask's own
     ``broadcast_to`` makes (every pad block is read-only:
@@ -63,7 +64,7 @@ def fill_block(
         assert block_info is not None
         shape = block_info[None]["chunk-shape"]
     view = type(like) is np.ndarray
-    out = np.empty_like(like, shape=(1,) * len(shape) if view else shape)
+    out: Numbers = np.empty_like(like, shape=(1,) * len(shape) if view else shape)
     if fill:
         out[...] = value  # numpy.pad assigns too: the same casting rules apply
     return np.broadcast_to(out, tuple(shape)) if view else out

@@ -36,12 +36,15 @@ from daskpad.core.chunks import (
 )
 from daskpad.core.grid import BlockGrid, block_index, fresh_copy
 from daskpad.core.kernels import concatenate_blocks, read_only
+from daskpad.core.ndarrays import Values
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import MODES, EdgeFunction, register
 from daskpad.core.regrid import regrid
 from daskpad.core.sides import SideChunks, Sides, blockwise_along, per_pad_block, with_axis
 
 if TYPE_CHECKING:
+    from types import EllipsisType
+
     import numpy.typing as npt
 
 Chunks = tuple[tuple[int, ...], ...]
@@ -205,7 +208,7 @@ def build_edge_function(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideCh
 
 
 def _call_on_lines(
-    out: np.ndarray,
+    out: Values,
     function: Callable[..., npt.ArrayLike | None],
     axis: int,
     iaxis_pad_width: tuple[int, int],
@@ -216,13 +219,14 @@ def _call_on_lines(
     instead (an array of the vector's shape) is honoured too."""
     lines = np.moveaxis(out, axis, -1)
     for index in np.ndindex(lines.shape[:-1]):
-        vector = lines[(*index, Ellipsis)]
+        line: tuple[int | EllipsisType, ...] = (*index, Ellipsis)
+        vector = lines[line]
         returned = function(vector, iaxis_pad_width, axis, kwargs)
         if returned is not None and returned is not vector and np.shape(returned) == vector.shape:
             vector[...] = returned
 
 
-def apply_function(block: np.ndarray, **call: Any) -> np.ndarray:
+def apply_function(block: Values, **call: Any) -> Values:
     """Call the function on every line of ``block`` (whole lines, already zero-padded), as
     numpy.pad does; ``call`` names the function, the axis, ``iaxis_pad_width`` and
     ``kwargs``, as :func:`_call_on_lines` takes them."""
@@ -241,7 +245,7 @@ class PaddedBox:
     """Values of the padded array in the box starting at ``start`` (padded positions)."""
 
     start: tuple[int, ...]
-    values: np.ndarray
+    values: Values
 
     def overlaps(self, origin: Sequence[int], shape: Sequence[int]) -> bool:
         return all(
@@ -249,7 +253,7 @@ class PaddedBox:
             for lo, n, o, m in zip(self.start, self.values.shape, origin, shape)
         )
 
-    def paste(self, out: np.ndarray, origin: Sequence[int]) -> None:
+    def paste(self, out: Values, origin: Sequence[int]) -> None:
         """Write the part of this piece that lies in ``out`` (a block at ``origin``)."""
         into, take = [], []
         for lo, n, o, m in zip(self.start, self.values.shape, origin, out.shape):
@@ -282,19 +286,20 @@ def _flat(nested: Nested[T]) -> Iterator[T]:
         yield nested
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
+def _same(a: Values, b: Values) -> bool:
     """Whether two blocks hold the same bytes (and masks): -0.0 is not 0.0, a NaN is
     itself."""
     if a.dtype.kind == "O":
         return all(p is q for p, q in zip(a.flat, b.flat))
-    if np.ma.getmask(a) is not np.ma.nomask or np.ma.getmask(b) is not np.ma.nomask:
-        if not np.array_equal(np.ma.getmaskarray(a), np.ma.getmaskarray(b)):
+    # (numpy.ma's functions are untyped in numpy 2.1's stubs, typed in newer ones)
+    if np.ma.getmask(a) is not np.ma.nomask or np.ma.getmask(b) is not np.ma.nomask:  # type: ignore[no-untyped-call, unused-ignore]
+        if not np.array_equal(np.ma.getmaskarray(a), np.ma.getmaskarray(b)):  # type: ignore[no-untyped-call, unused-ignore]
             return False
-        a, b = np.ma.getdata(a), np.ma.getdata(b)
+        a, b = np.ma.getdata(a), np.ma.getdata(b)  # type: ignore[no-untyped-call, unused-ignore]
     return bool(np.array_equal(_bytes(a), _bytes(b)))
 
 
-def _bytes(a: np.ndarray) -> np.ndarray:
+def _bytes(a: Values) -> Values:
     """``a``'s bits as unsigned integers, the widest that divide its item size (comparing
     uint32 or uint64 is several times faster than comparing uint8); a view where the last
     axis is contiguous or the width is the item size."""
@@ -307,7 +312,7 @@ def _bytes(a: np.ndarray) -> np.ndarray:
 
 
 def function_pass(
-    blocks: Nested[np.ndarray],
+    blocks: Nested[Values],
     *args: Any,
     axis: int,
     widths: Sequence[tuple[int, int]],
@@ -315,7 +320,7 @@ def function_pass(
     function: Callable[..., npt.ArrayLike | None],
     kwargs: Mapping[str, object],
     last: bool,
-) -> np.ndarray | Changed:
+) -> Values | Changed:
     """One pass of a user function over a stripe whole along ``axis``.
 
     ``blocks`` are the stripe's blocks of the zero-padded input, in order along ``axis``;
@@ -333,7 +338,7 @@ def function_pass(
     pasted = [piece for changed in earlier for piece in changed.pieces]
     pad_width = widths[axis]
     if last:
-        out: np.ndarray = concatenate_blocks(flat, axis) if len(flat) > 1 else flat[0].copy()
+        out: Values = concatenate_blocks(flat, axis) if len(flat) > 1 else flat[0].copy()
         for piece in pasted:
             piece.paste(out, origin)
         _call_on_lines(out, function, axis, pad_width, kwargs)
@@ -349,7 +354,7 @@ GROUP_BYTES = 64 * 2**20
 
 
 def _changes(
-    blocks: Sequence[np.ndarray],
+    blocks: Sequence[Values],
     pasted: Sequence[PaddedBox],
     origin: tuple[int, ...],
     axis: int,
@@ -399,8 +404,8 @@ def _changes(
 
 
 def _data_kept(
-    out: np.ndarray,
-    blocks: Sequence[np.ndarray],
+    out: Values,
+    blocks: Sequence[Values],
     pasted: Sequence[PaddedBox],
     origin: tuple[int, ...],
     axis: int,
@@ -434,14 +439,14 @@ def _data_kept(
 
 
 def edge_function_pads(
-    *pieces: np.ndarray,
+    *pieces: Values,
     axis: int,
     length: int,
     iaxis_pad_width: tuple[int, int],
     piece_starts: Sequence[int],
     function: Callable[..., npt.ArrayLike | None],
     kwargs: Mapping[str, object],
-) -> np.ndarray:
+) -> Values:
     """Both pads of every line along ``axis`` from a function that promised to read only
     the data values in ``pieces`` (slices of the axis starting at ``piece_starts``) and to
     write only the pads (:func:`daskpad.edge_function`): the lines are laid out at their
@@ -462,7 +467,7 @@ def edge_function_pads(
         line[(*at, slice(before + lo, before + lo + piece.shape[axis]))] = piece
     _call_on_lines(line, function, axis, iaxis_pad_width, kwargs)
     end = before + length
-    pads: np.ndarray = concatenate_blocks(
+    pads: Values = concatenate_blocks(
         [line[(*at, slice(0, before))], line[(*at, slice(end, None))]], axis
     )
     return pads

@@ -17,12 +17,13 @@ import numpy as np
 
 from daskpad.core.chunks import AFTER, BEFORE, chunk_budget
 from daskpad.core.grid import BlockGrid
+from daskpad.core.ndarrays import DType, Numbers, Values
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
 from daskpad.core.sides import SideChunks, Sides, blockwise_chunks, per_pad_block
 
 #: a block, or dask's nested lists of blocks (a reduction's, with ``concatenate=False``)
-Blocks: TypeAlias = np.ndarray | list["Blocks"]
+Blocks: TypeAlias = Values | list["Blocks"]
 
 # --------------------------------------------------------------------------------------
 # the builder
@@ -93,10 +94,10 @@ def _ramp_flag(edge: da.Array, axis: int, end_value: Any, width: int) -> da.Arra
 
 
 def _ramp_operands(
-    edge: np.ndarray, end_value: Any, width: int, axis: int
-) -> tuple[np.dtype, np.ndarray, np.ndarray]:
+    edge: Values, end_value: Any, width: int, axis: int
+) -> tuple[DType, Numbers, Numbers]:
     """``(computation dtype, delta, stop)`` exactly as ``numpy.linspace`` forms them."""
-    stop = np.squeeze(edge, axis=axis)
+    stop: Numbers = np.squeeze(edge, axis=axis)
     dt = np.linspace(end_value, stop, num=0).dtype
     delta = np.subtract(stop, end_value, dtype=type(dt))
     return dt, delta, stop
@@ -110,7 +111,7 @@ def ramp_step_is_zero(
     along: int,
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
-) -> np.ndarray | np.bool:
+) -> Values | np.bool:
     """Whether any ``step`` of the ramps from ``edge`` (a block, or dask's nested lists of
     blocks) is 0: numpy then computes every ramp of that side differently (to protect
     denormals), so this is asked of the whole face. (``axis``/``keepdims`` are dask's
@@ -121,23 +122,25 @@ def ramp_step_is_zero(
         )
     _, delta, _ = _ramp_operands(edge, end_value, width, along)
     flag = np.any(np.asarray(delta / width == 0))
-    return np.full((1,) * edge.ndim if keepdims else (), flag)
+    flags: Values = np.full((1,) * edge.ndim if keepdims else (), flag)
+    return flags
 
 
 def any_of(
     flags: Blocks, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
-) -> np.ndarray | np.bool:
+) -> Values | np.bool:
     """Combine per-block flags (a list of them, or one array) into one."""
     if isinstance(flags, list):
         return np.full((1,) * np.ndim(flags[0]) if keepdims else (), any(np.any(f) for f in flags))
     if keepdims:
-        return np.any(flags, axis=axis, keepdims=True)
+        kept: Values = np.any(flags, axis=axis, keepdims=True)
+        return kept
     return np.any(flags, axis=axis)
 
 
 def ramp_block(
-    edge: np.ndarray,
-    any_step_zero: np.ndarray,
+    edge: Values,
+    any_step_zero: Values,
     *,
     end_value: Any,
     width: int,
@@ -145,7 +148,7 @@ def ramp_block(
     stop: int,
     reverse: bool,
     axis: int,
-) -> np.ndarray:
+) -> Values:
     """Elements ``[start, stop)`` of ``numpy.linspace(end_value, edge, width,
     endpoint=False, dtype=edge.dtype)`` along ``axis`` (reversed for the after side), with
     numpy's arithmetic, so that a ramp split over many blocks equals numpy's in every bit.
@@ -159,7 +162,7 @@ def ramp_block(
         positions = positions[::-1]
     along = [1] * np.ndim(edge)
     along[axis] = -1
-    y = positions.reshape(along)
+    y: Numbers = positions.reshape(along)
     delta = np.expand_dims(delta, axis)
     if bool(np.any(any_step_zero)):
         y = y / width  # numpy: y /= div, then y * delta
@@ -188,15 +191,15 @@ def ramp_block(
 RAMP_TILE = 1 << 19
 
 
-def _rows(a: np.ndarray, cut: slice) -> np.ndarray:
+def _rows(a: Numbers, cut: slice) -> Numbers:
     """Rows ``cut`` of an operand that may broadcast along the first axis."""
     return a[cut] if a.shape[0] > 1 else a
 
 
-def _ramp_values(y: np.ndarray, delta: np.ndarray, end_value: Any, dtype: np.dtype) -> np.ndarray:
+def _ramp_values(y: Numbers, delta: Numbers, end_value: Any, dtype: DType) -> Numbers:
     """numpy.linspace's last steps, ``y * delta + start`` (floored for integer data), in
     the computation's dtype."""
-    values: np.ndarray = y * delta
+    values: Numbers = y * delta
     values += end_value
     if np.issubdtype(dtype, np.integer):
         np.floor(values, out=values)

@@ -22,6 +22,7 @@ import numpy as np
 
 from daskpad.core.chunks import BEFORE
 from daskpad.core.grid import BlockGrid
+from daskpad.core.ndarrays import Flags, Numbers, Positions, Values
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import Mode, register
 from daskpad.core.sides import (
@@ -114,7 +115,7 @@ def fill_program(mode: str, n: int, before: int, after: int, reflect_type: str) 
     return Program(lo, hi, tuple(sorted(fills)), odd=reflect_type == "odd", kind=mode)
 
 
-def source_index(program: Program, positions: np.ndarray) -> np.ndarray:
+def source_index(program: Program, positions: Positions) -> Positions:
     """The data index (``0 .. n-1``) each padded position copies, for an even program.
 
     numpy's rounds of reflect, symmetric and wrap each copy a whole number of periods of
@@ -133,10 +134,11 @@ def source_index(program: Program, positions: np.ndarray) -> np.ndarray:
     if program.kind == "reflect":
         r = q % (2 * n - 2)
         return np.where(r < n, r, 2 * n - 2 - r)
-    return cast("np.ndarray", np.clip(q, 0, n - 1))
+    clipped: Positions = np.clip(q, 0, n - 1)
+    return clipped
 
 
-def run_starts(program: Program, bounds: Sequence[int], start: int, stop: int) -> np.ndarray:
+def run_starts(program: Program, bounds: Sequence[int], start: int, stop: int) -> Positions:
     """Positions in ``(start, stop)`` where an even copying program begins a new run: a
     stretch of positions that copies consecutive indices of one input chunk (chunks
     ``bounds[i]:bounds[i + 1]``) in one direction, that is, a view of that chunk.
@@ -160,10 +162,10 @@ def run_starts(program: Program, bounds: Sequence[int], start: int, stop: int) -
     q0, q1 = start + 1 - program.lo, stop - program.lo  # cuts at q in [q0, q1)
     first, last = q0 // period, (q1 - 1) // period
     q = (np.arange(first, last + 1, dtype=np.int64)[:, None] * period + r).ravel()
-    return cast("np.ndarray", q[(q >= q0) & (q < q1)] + program.lo)
+    return cast("Positions", q[(q >= q0) & (q < q1)] + program.lo)
 
 
-def locate(program: Program, pos: np.ndarray) -> np.ndarray:
+def locate(program: Program, pos: Positions) -> Positions:
     """Index into ``program.fills`` of the fill that wrote each (non-data) position."""
     starts = np.fromiter((f.start for f in program.fills), dtype=np.intp)
     return np.searchsorted(starts, pos, side="right") - 1
@@ -266,13 +268,13 @@ def align(ap: AxisPlan, plan: PadPlan, input_chunks: Sequence[int], side: int) -
 
 
 def gather_block(
-    *pieces: np.ndarray,
+    *pieces: Values,
     axis: int,
     piece_starts: Sequence[int],
     program: Program,
     start: int,
     stop: int,
-) -> np.ndarray:
+) -> Values:
     """Padded positions ``[start, stop)`` along ``axis`` of a copying mode.
 
     ``pieces`` are slices of the array along ``axis`` holding the data indices
@@ -301,7 +303,7 @@ class _Reader:
 
     def __init__(
         self,
-        pieces: Sequence[np.ndarray],
+        pieces: Sequence[Values],
         piece_starts: Sequence[int],
         program: Program,
         axis: int,
@@ -316,7 +318,7 @@ class _Reader:
         axis = len(self.before)
         return (*self.like.shape[:axis], length, *self.like.shape[axis + 1 :])
 
-    def data(self, d: np.ndarray) -> np.ndarray:
+    def data(self, d: Positions) -> Values:
         """The data at indices ``d``, read from the pieces themselves (never joined: for a
         wide pad they hold the whole axis, and each block takes only its part)."""
         before, pieces = self.before, self.pieces
@@ -343,7 +345,7 @@ class _Reader:
             out[(*before, _as_slice(at))] = pieces[int(p)][(*before, _as_slice(local[at]))]
         return out
 
-    def odd_values(self, p: np.ndarray) -> np.ndarray:
+    def odd_values(self, p: Positions) -> Numbers:
         """Odd reflection, numpy's rounds replayed recursively (for a few positions)."""
         program, before = self.program, self.before
         inside = (p >= program.lo) & (p < program.hi)
@@ -365,7 +367,7 @@ class _Reader:
         return out
 
 
-def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16) -> np.ndarray:
+def _odd_reflection(reader: _Reader, positions: Positions, step: int = 1 << 16) -> Values:
     """:func:`gather_block`'s odd reflection, level by level for all positions at once.
 
     Each round of numpy's fill maps a position onto an earlier one and writes
@@ -379,14 +381,14 @@ def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16)
     axis = len(before)
     offsets = np.array([f.offset for f in program.fills], dtype=np.intp)
     steps = np.array([f.step for f in program.fills], dtype=np.intp)
-    edges: dict[int, np.ndarray] = {}  # fill -> the value at its edge (length one along axis)
+    edges: dict[int, Numbers] = {}  # fill -> the value at its edge (length one along axis)
 
-    def edge(i: int) -> np.ndarray:
+    def edge(i: int) -> Numbers:
         if i not in edges:
             edges[i] = reader.odd_values(np.array([program.fills[i].edge], dtype=np.intp))
         return edges[i]
 
-    def outside(p: np.ndarray) -> np.ndarray:
+    def outside(p: Positions) -> Flags:
         return (p < program.lo) | (p >= program.hi)
 
     out = np.empty_like(like, shape=shaped(positions.size))
@@ -401,7 +403,7 @@ def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16)
             active = active[outside(current[active])]
         here = (*before, slice(first, first + current.size))
         in_place = type(out) is np.ndarray  # (a masked view would not share a new mask)
-        v = out[here] if in_place else np.empty_like(like, shape=shaped(current.size))
+        v: Numbers = out[here] if in_place else np.empty_like(like, shape=shaped(current.size))
         if in_place and _one_round_from_one_edge(rounds, current.size):
             # the common block (a pad no wider than the axis): numpy's ``2 * edge - chunk``
             # from the data straight into the block, without copying the data first
@@ -415,7 +417,7 @@ def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16)
                 # many short runs (a short axis reflected far): the round at once, by index
                 fills = np.unique(which)
                 twice_all = np.concatenate([2 * edge(int(i)) for i in fills], axis=axis)
-                at = (*before, active)
+                at: tuple[slice | Positions, ...] = (*before, active)
                 v[at] = np.subtract(
                     np.take(twice_all, np.searchsorted(fills, which), axis=axis),
                     v[at],
@@ -439,7 +441,7 @@ def _odd_reflection(reader: _Reader, positions: np.ndarray, step: int = 1 << 16)
     return out
 
 
-def _one_round_from_one_edge(rounds: list[tuple[np.ndarray, np.ndarray]], size: int) -> bool:
+def _one_round_from_one_edge(rounds: list[tuple[Positions, Positions]], size: int) -> bool:
     """Whether every one of ``size`` positions is reflected once, all about the same edge."""
     if len(rounds) != 1:
         return False
@@ -447,7 +449,7 @@ def _one_round_from_one_edge(rounds: list[tuple[np.ndarray, np.ndarray]], size: 
     return active.size == size and bool(np.all(which == which[0]))
 
 
-def _run_starts(piece: np.ndarray, local: np.ndarray) -> np.ndarray:
+def _run_starts(piece: Positions, local: Positions) -> Positions:
     """Where the runs of ``local`` begin: stretches in one piece whose indices step by one,
     all the same way (a run may be a single position)."""
     if local.size < 2:
@@ -459,7 +461,7 @@ def _run_starts(piece: np.ndarray, local: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.flatnonzero(cut) + 1))
 
 
-def _as_slice(index: np.ndarray) -> slice | np.ndarray:
+def _as_slice(index: Positions) -> slice | Positions:
     """``index`` as a slice when it is a run of consecutive positions (either way)."""
     if index.size == 0:
         return index

@@ -27,6 +27,7 @@ from daskpad.core import sides as _sides
 from daskpad.core.chunks import chunk_budget, face_nbytes, near_equal
 from daskpad.core.grid import BlockGrid
 from daskpad.core.kernels import concatenate_blocks, on_distinct_lines
+from daskpad.core.ndarrays import DType, Numbers, Values
 from daskpad.core.plan import AxisPlan, PadPlan
 from daskpad.core.registry import SETTLE_FIRST, Mode, register
 from daskpad.core.regrid import regrid
@@ -175,7 +176,7 @@ def _slab_statistic(
             # each combining task picks its share of the blocks' partials itself
             finish = {**finish, "pick": which}
             return _sides.blockwise_along(combine_statistic, slab, axis, 1, [both], finish)
-        kernel: Callable[..., np.ndarray] = pick
+        kernel: Callable[..., Values] = pick
         source, extra = both, dict[str, object](which=which)
     else:
         kernel, source, extra = partial_statistic, slab, dict(stat=stat, axis=axis, acc=acc)
@@ -252,7 +253,7 @@ def build_stat(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> 
 # the kernels: plain numpy, run on workers
 # --------------------------------------------------------------------------------------
 
-STATISTICS: Mapping[str, Callable[..., np.ndarray]] = {
+STATISTICS: Mapping[str, Callable[..., Values]] = {
     "amax": np.amax,
     "amin": np.amin,
     "mean": np.mean,
@@ -260,7 +261,7 @@ STATISTICS: Mapping[str, Callable[..., np.ndarray]] = {
 }
 
 
-def _round_for(stat: np.ndarray | np.generic, dtype: np.dtype) -> np.ndarray | np.generic:
+def _round_for(stat: Values | np.generic, dtype: DType) -> Values | np.generic:
     # numpy.pad rounds statistics (half to even) before storing them into integers.
     if np.issubdtype(dtype, np.integer):
         stat = np.asarray(stat)
@@ -268,29 +269,29 @@ def _round_for(stat: np.ndarray | np.generic, dtype: np.dtype) -> np.ndarray | n
     return stat
 
 
-def stat_block(*pieces: np.ndarray, stat: str, axis: int) -> np.ndarray:
+def stat_block(*pieces: Values, stat: str, axis: int) -> Values:
     """The statistic of the concatenated ``pieces`` along ``axis`` (length one there),
     with numpy.pad's rounding, stored in the pieces' dtype."""
-    out: np.ndarray = on_distinct_lines(lambda p: _stat_block(p, stat, axis), pieces, axis)
+    out: Values = on_distinct_lines(lambda p: _stat_block(p, stat, axis), pieces, axis)
     return out
 
 
-def _stat_block(pieces: Sequence[np.ndarray], stat: str, axis: int) -> np.ndarray:
+def _stat_block(pieces: Sequence[Values], stat: str, axis: int) -> Values:
     if stat == "median" and all(type(p) is np.ndarray and p.dtype.kind != "O" for p in pieces):
         return _median_lines(pieces, axis)
-    slab: np.ndarray = concatenate_blocks(pieces, axis)
+    slab: Values = concatenate_blocks(pieces, axis)
     value = _round_for(STATISTICS[stat](slab, axis=axis, keepdims=True), slab.dtype)
     out = np.empty_like(slab, shape=value.shape)
     out[...] = value
     return out
 
 
-def _median_lines(pieces: Sequence[np.ndarray], axis: int) -> np.ndarray:
+def _median_lines(pieces: Sequence[Values], axis: int) -> Values:
     """``stat_block``'s median of numpy pieces: they are copied once into lines that are
     contiguous along ``axis`` (partitioning strided lines is about twice as slow), and
     the copy is partitioned in place. The values are numpy.median's."""
     face = tuple(n for i, n in enumerate(pieces[0].shape) if i != axis)
-    lines = np.empty((*face, sum(p.shape[axis] for p in pieces)), dtype=pieces[0].dtype)
+    lines: Numbers = np.empty((*face, sum(p.shape[axis] for p in pieces)), dtype=pieces[0].dtype)
     at = 0
     for p in pieces:
         lines[..., at : at + p.shape[axis]] = np.moveaxis(p, axis, -1)
@@ -301,7 +302,7 @@ def _median_lines(pieces: Sequence[np.ndarray], axis: int) -> np.ndarray:
     return out
 
 
-def mean_accumulator(dtype: np.dtype) -> np.dtype:
+def mean_accumulator(dtype: DType) -> DType:
     """The dtype ``numpy.mean`` sums ``dtype`` in."""
     if dtype.kind in "biu":
         return np.dtype(np.float64)
@@ -310,21 +311,22 @@ def mean_accumulator(dtype: np.dtype) -> np.dtype:
     return dtype
 
 
-def partial_statistic(block: np.ndarray, *, stat: str, axis: int, acc: np.dtype) -> np.ndarray:
+def partial_statistic(block: Values, *, stat: str, axis: int, acc: DType) -> Values:
     """One block's share of a statistic along ``axis`` (its sum, for the mean)."""
 
-    def share(pieces: Sequence[np.ndarray]) -> np.ndarray:
+    def share(pieces: Sequence[Numbers]) -> Values:
         if stat == "mean":
-            return np.sum(pieces[0], axis=axis, dtype=acc, keepdims=True)
+            total: Values = np.sum(pieces[0], axis=axis, dtype=acc, keepdims=True)
+            return total
         return STATISTICS[stat](pieces[0], axis=axis, keepdims=True)
 
-    out: np.ndarray = on_distinct_lines(share, [block], axis)
+    out: Values = on_distinct_lines(share, [block], axis)
     return out
 
 
 def partials_along(
-    block: np.ndarray, *, stat: str, axes: Sequence[int], acc: np.dtype
-) -> tuple[np.ndarray, ...]:
+    block: Values, *, stat: str, axes: Sequence[int], acc: DType
+) -> tuple[Values, ...]:
     """:func:`partial_statistic` of one block along each of ``axes``, in one task."""
     return tuple(partial_statistic(block, stat=stat, axis=a, acc=acc) for a in axes)
 
@@ -335,22 +337,20 @@ def pick(parts: tuple[T, ...], *, which: int) -> T:
 
 
 def combine_statistic(
-    partials: np.ndarray, *, stat: str, axis: int, count: int, out_dtype: np.dtype
-) -> np.ndarray:
+    partials: Values, *, stat: str, axis: int, count: int, out_dtype: DType
+) -> Values:
     """Combine per-block partials (concatenated along ``axis``) into the statistic, in
     numpy.mean's result dtype for the mean, rounded and stored like numpy.pad."""
-    out: np.ndarray = on_distinct_lines(
+    out: Values = on_distinct_lines(
         lambda p: _combined(p[0], stat, axis, count, out_dtype), [partials], axis
     )
     return out
 
 
-def _combined(
-    partials: np.ndarray, stat: str, axis: int, count: int, out_dtype: np.dtype
-) -> np.ndarray:
+def _combined(partials: Numbers, stat: str, axis: int, count: int, out_dtype: DType) -> Values:
     if stat == "mean":
         total = np.sum(partials, axis=axis, keepdims=True)
-        value: np.ndarray | np.generic = np.true_divide(total, count)
+        value: Values | np.generic = np.true_divide(total, count)
         if out_dtype.kind != "O":
             value = np.asarray(value).astype(np.mean(np.zeros(1, dtype=out_dtype)).dtype)
     else:
@@ -361,7 +361,7 @@ def _combined(
     return out
 
 
-def repeat_block(stat: np.ndarray, *, axis: int, start: int, stop: int) -> np.ndarray:
+def repeat_block(stat: Values, *, axis: int, start: int, stop: int) -> Values:
     """A pad block of ``stop - start`` copies of a statistic (length one along ``axis``);
     for numpy, a read-only broadcast view, as dask's own ``broadcast_to`` makes (every pad
     block is read-only: :func:`daskpad.core.kernels.read_only`)."""

@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from daskpad.core.ndarrays import DType, KnownKind, Values
 from daskpad.testing.reference import (
     DTYPES,
     NUMPY_HAS_DICT_PAD_WIDTH,
@@ -39,7 +40,7 @@ OUTPUT_BLOCK_BUDGET = 64
 MAX_WIDTH = 40
 
 
-def dtypes() -> st.SearchStrategy[np.dtype]:
+def dtypes() -> st.SearchStrategy[DType]:
     """A strategy drawing one of :data:`DTYPES`, every dtype numpy pads."""
     return st.sampled_from(DTYPES)
 
@@ -88,7 +89,7 @@ def chunkings(
     return tuple(chunks)
 
 
-def _floats(dtype: np.dtype, bounded: bool) -> st.SearchStrategy[float]:
+def _floats(dtype: KnownKind, bounded: bool) -> st.SearchStrategy[float]:
     small = st.integers(-4, 4).map(float)
     if bounded:  # sums of a few dozen values cannot overflow
         limit = float(np.finfo(dtype).max) / 1024
@@ -98,7 +99,7 @@ def _floats(dtype: np.dtype, bounded: bool) -> st.SearchStrategy[float]:
     return st.one_of(small, hnp.from_dtype(dtype))
 
 
-def elements(dtype: np.dtype, *, bounded: bool = False) -> st.SearchStrategy[Element]:
+def elements(dtype: KnownKind, *, bounded: bool = False) -> st.SearchStrategy[Element]:
     """Values of ``dtype``, with many small ones (ties, repeated values, zeros).
 
     ``bounded`` keeps float magnitudes small enough that a mean cannot overflow.
@@ -131,8 +132,8 @@ def elements(dtype: np.dtype, *, bounded: bool = False) -> st.SearchStrategy[Ele
 
 
 def data_arrays(
-    dtype: np.dtype, shape: tuple[int, ...], *, bounded: bool = False
-) -> st.SearchStrategy[np.ndarray]:
+    dtype: DType, shape: tuple[int, ...], *, bounded: bool = False
+) -> st.SearchStrategy[Values]:
     """A strategy drawing numpy arrays of ``dtype`` and ``shape``, with many small values
     (ties, repeated values, zeros) beside values across the dtype's range.
 
@@ -218,7 +219,7 @@ PadWidth = (
     SupportsIndex
     | Sequence[SupportsIndex]
     | Sequence[Sequence[SupportsIndex]]
-    | np.ndarray
+    | Values
     | Mapping[int, int | tuple[int, int]]
 )
 

@@ -9,9 +9,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from daskpad.core.ndarrays import Numbers, Values
+
 
 def pad_with_constant(
-    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
+    vector: Numbers, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
 ) -> None:
     """numpy's docstring example, verbatim: ``kwargs["padder"]`` (default 10) in the pads.
 
@@ -24,7 +26,7 @@ def pad_with_constant(
 
 
 def pad_with_shuffled_line(
-    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, int]
+    vector: Values, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, int]
 ) -> None:
     """Pads read from the line (including earlier axes' pads), in an order set by the axis and
     ``kwargs["shift"]``: data-dependent, dtype-agnostic, sensitive to the order of axes."""
@@ -39,8 +41,8 @@ def pad_with_shuffled_line(
 
 
 def pad_returning_new(
-    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
-) -> np.ndarray:
+    vector: Values, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
+) -> Values:
     """Legacy style: leaves ``vector`` alone and returns a new, edge-padded vector."""
     before, after = iaxis_pad_width
     n = len(vector) - before - after
@@ -52,8 +54,8 @@ def pad_returning_new(
 
 
 def pad_inplace_and_return(
-    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
-) -> np.ndarray:
+    vector: Values, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
+) -> Values:
     """Writes into ``vector`` (before: the line's last value; after: its first) and returns
     it."""
     before, after = iaxis_pad_width
@@ -65,7 +67,7 @@ def pad_inplace_and_return(
 
 
 def pad_and_reverse_data(
-    vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
+    vector: Values, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: Mapping[str, object]
 ) -> None:
     """Pads with the line's first and last values, then reverses the data part of lines
     whose first and last data values differ: a function that writes the data too, on some

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from daskpad.api.pad import AxisMode, AxisModes
 from daskpad.core.keywords import KEYWORDS, Keyword, keyword_names
+from daskpad.core.ndarrays import DType, KnownKind, Values
 from daskpad.core.registry import MODES
 from daskpad.testing.arrays import (
     PadWidth,
@@ -110,7 +111,7 @@ def _scalar_forms(draw: st.DrawFn, value_strategy: st.SearchStrategy[object], nd
     return _container(draw, pairs)
 
 
-def _misfits(dtype: np.dtype) -> list[object]:
+def _misfits(dtype: KnownKind) -> list[object]:
     """Values that do not fit ``dtype`` (numpy casts some, rejects others)."""
     kind = dtype.kind
     common: list[object] = ["a", None, 1.5, np.nan, 1e300, 2 + 3j]
@@ -133,7 +134,7 @@ def _misfits(dtype: np.dtype) -> list[object]:
     return common
 
 
-def _fill_values(dtype: np.dtype) -> st.SearchStrategy[object]:
+def _fill_values(dtype: DType) -> st.SearchStrategy[object]:
     """Scalars for constant_values/end_values: mostly fitting ``dtype``, as numpy or Python
     scalars, sometimes not."""
     fitting = elements(dtype, bounded=True).map(lambda v: v)
@@ -159,7 +160,7 @@ def _forms_of(draw: st.DrawFn, value_strategy: st.SearchStrategy[object], ndim: 
 
 
 def keyword_values(
-    keyword: Keyword, dtype: np.dtype, shape: tuple[int, ...]
+    keyword: Keyword, dtype: DType, shape: tuple[int, ...]
 ) -> st.SearchStrategy[object]:
     """Values of ``keyword`` in any of numpy's forms, drawn as its kind says (the keyword
     table, :mod:`daskpad.core.keywords`): values of ``dtype`` (sometimes not fitting it),
@@ -172,7 +173,7 @@ def keyword_values(
 
 
 def _one_value(
-    keyword: Keyword, dtype: np.dtype, shape: tuple[int, ...]
+    keyword: Keyword, dtype: DType, shape: tuple[int, ...]
 ) -> st.SearchStrategy[object]:
     """One value of ``keyword`` for one axis (a mapping's entry)."""
     if keyword.kind == "choice":
@@ -184,7 +185,7 @@ def _one_value(
 
 @st.composite
 def mode_kwargs(
-    draw: st.DrawFn, mode: AxisMode, dtype: np.dtype, shape: tuple[int, ...]
+    draw: st.DrawFn, mode: AxisMode, dtype: DType, shape: tuple[int, ...]
 ) -> dict[str, object]:
     """Keyword arguments ``mode`` takes, each left out or drawn in any of numpy's forms."""
     if callable(mode):
@@ -201,7 +202,7 @@ def mode_kwargs(
     return kwargs
 
 
-def _repr_array(data: np.ndarray) -> str:
+def _repr_array(data: Values) -> str:
     def item(v: object) -> str:
         if isinstance(v, float) and not np.isfinite(v):
             return f"float('{v}')"
@@ -227,7 +228,7 @@ class PadCase:
 
     def __init__(
         self,
-        data: np.ndarray,
+        data: Values,
         chunks: tuple[tuple[int, ...], ...],
         pad_width: object,
         mode: object,
@@ -258,7 +259,7 @@ def pad_cases(
     draw: st.DrawFn,
     mode: AxisMode,
     *,
-    dtype: np.dtype | None = None,
+    dtype: DType | None = None,
     shape: st.SearchStrategy[tuple[int, ...]] | None = None,
 ) -> PadCase:
     """A valid-looking call for ``mode`` (a mode name or a padding function): data of any
@@ -303,7 +304,7 @@ def per_axis_modes(
 def per_axis_kwargs(
     draw: st.DrawFn,
     mode: AxisModes,
-    dtype: np.dtype,
+    dtype: DType,
     shape: tuple[int, ...],
 ) -> dict[str, object]:
     """Keyword arguments for a per-axis ``mode``: each keyword some axis's mode takes left
@@ -337,7 +338,7 @@ def _not_none(v: object) -> bool:
 def per_axis_pad_cases(
     draw: st.DrawFn,
     *,
-    dtype: np.dtype | None = None,
+    dtype: DType | None = None,
     shape: st.SearchStrategy[tuple[int, ...]] | None = None,
     functions: bool = True,
 ) -> PadCase:

@@ -8,13 +8,14 @@ import contextlib
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import EllipsisType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import dask.array as da
 import numpy as np
 
 from daskpad.api.pad import AxisMode, AxisModes, pad
 from daskpad.core.keywords import KEYWORDS
+from daskpad.core.ndarrays import DType, Flags, KnownKind, Numbers, Positions, Values
 from daskpad.core.registry import MODES, numpy_pad
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 #: Every dtype the strategies draw.
-DTYPES: tuple[np.dtype, ...] = tuple(
+DTYPES: tuple[DType, ...] = tuple(
     np.dtype(d)
     for d in (
         "bool",
@@ -80,7 +81,7 @@ def _honour_return(function: Callable[..., object]) -> Callable[..., None]:
     a function is numpy.pad with the returned vector written back into the line."""
 
     def wrapper(
-        vector: np.ndarray, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: dict[str, object]
+        vector: Numbers, iaxis_pad_width: tuple[int, int], iaxis: int, kwargs: dict[str, object]
     ) -> None:
         out = function(vector, iaxis_pad_width, iaxis, kwargs)
         if out is not None and out is not vector:
@@ -90,13 +91,13 @@ def _honour_return(function: Callable[..., object]) -> Callable[..., None]:
 
 
 def _numpy_reference(
-    data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, object]
-) -> np.ndarray:
+    data: Values, pad_width: Any, mode: Any, kwargs: Mapping[str, object]
+) -> Values:
     if _per_axis(mode):
         return chained_numpy_pad(data, pad_width, mode, **kwargs)
     if callable(mode):
         mode = _honour_return(mode)
-    padded: np.ndarray = numpy_pad(data, pad_width, mode, **kwargs)
+    padded: Values = numpy_pad(data, pad_width, mode, **kwargs)
     return padded
 
 
@@ -114,7 +115,7 @@ def _axis_of(name: str, key: object, ndim: int) -> int:
 
 def chained_numpy_pad(
     array: npt.ArrayLike, pad_width: Any, mode: AxisModes, **kwargs: Any
-) -> np.ndarray:
+) -> Values:
     """numpy.pad with a mode per axis, by definition: numpy.pad called once per axis, in
     axis order, each call padding only that axis (the others get width 0) with that axis's
     mode, on the result of the calls before it.
@@ -194,8 +195,8 @@ def _first_builtin(exc_type: type[BaseException]) -> type[BaseException]:
 
 
 def _check_block(
-    block: np.ndarray, block_info: Mapping[int | None, Mapping[str, Any]] | None = None
-) -> np.ndarray:
+    block: Values, block_info: Mapping[int | None, Mapping[str, Any]] | None = None
+) -> Values:
     """Each computed block must have the shape the chunks promise, and the array's dtype."""
     assert block_info is not None
     info = block_info[None]
@@ -210,14 +211,14 @@ def _check_block(
     return block
 
 
-def _compute_checked(result: da.Array) -> np.ndarray:
+def _compute_checked(result: da.Array) -> Values:
     checked = da.map_blocks(
         _check_block, result, dtype=result.dtype, meta=np.empty((0,) * result.ndim, result.dtype)
     )
     return np.asarray(checked.compute())
 
 
-def _same(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+def _same(expected: Numbers, actual: Numbers) -> Flags:
     """Elementwise exact equality, with NaN equal to NaN and NaT equal to NaT."""
     kind = expected.dtype.kind
     if kind == "O":
@@ -227,17 +228,17 @@ def _same(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
             out[index] = type(e) is type(a) and bool(e == a or (e != e and a != a))
         return out
     if kind == "c":
-        return cast(
-            "np.ndarray", _same(expected.real, actual.real) & _same(expected.imag, actual.imag)
-        )
+        return _same(expected.real, actual.real) & _same(expected.imag, actual.imag)
     if kind == "f":
-        return cast("np.ndarray", (expected == actual) | (np.isnan(expected) & np.isnan(actual)))
-    if kind in "mM":
-        return cast("np.ndarray", (expected == actual) | (np.isnat(expected) & np.isnat(actual)))
-    return cast("np.ndarray", expected == actual)
+        same: Flags = (expected == actual) | (np.isnan(expected) & np.isnan(actual))
+    elif kind in "mM":
+        same = (expected == actual) | (np.isnat(expected) & np.isnat(actual))
+    else:
+        same = expected == actual
+    return same
 
 
-def _stat_length_pairs(stat_length: object, ndim: int) -> np.ndarray | None:
+def _stat_length_pairs(stat_length: object, ndim: int) -> Positions | None:
     """``stat_length`` broadcast to one pair per axis, with 0 replaced by 1 (for the bound)."""
     if stat_length is None:
         return None
@@ -251,7 +252,7 @@ def _stat_length_pairs(stat_length: object, ndim: int) -> np.ndarray | None:
     return np.maximum(arr, 1)
 
 
-def _all_real_numbers(*arrays: np.ndarray) -> bool:
+def _all_real_numbers(*arrays: Values) -> bool:
     """Whether object arrays hold only real numbers that float64 can hold."""
     try:
         with warnings.catch_warnings():
@@ -262,8 +263,8 @@ def _all_real_numbers(*arrays: np.ndarray) -> bool:
 
 
 def _mean_tolerance(
-    data: np.ndarray, pad_width: Any, kwargs: Mapping[str, object], dtype: np.dtype
-) -> np.ndarray:
+    data: Values, pad_width: Any, kwargs: Mapping[str, object], dtype: KnownKind
+) -> Numbers:
     """Per-element tolerance for mode "mean": MEAN_ULPS * eps * max |value in the stat slab|.
 
     ``numpy.pad(|data|, mode="maximum")`` with the same widths and ``stat_length`` gives, for
@@ -278,9 +279,7 @@ def _mean_tolerance(
     return MEAN_ULPS * float(eps) * bound
 
 
-def _describe_mismatch(
-    expected: np.ndarray, actual: np.ndarray, bad: np.ndarray, limit: int = 8
-) -> str:
+def _describe_mismatch(expected: Values, actual: Values, bad: Flags, limit: int = 8) -> str:
     where = np.argwhere(bad)
     lines = [f"{len(where)} of {expected.size} elements differ:"]
     for index in where[:limit]:
@@ -296,7 +295,7 @@ def _interior(shape: tuple[int, ...], widths: Sequence[tuple[int, int]]) -> tupl
     return tuple(slice(b, b + n) for n, (b, _) in zip(shape, widths))
 
 
-def _widths_of(expected: np.ndarray, data: np.ndarray, pad_width: object) -> list[tuple[int, int]]:
+def _widths_of(expected: Values, data: Values, pad_width: object) -> list[tuple[int, int]]:
     """Per-axis (before, after) of a call numpy accepted (read back from numpy's behaviour)."""
     if isinstance(pad_width, Mapping):
         pairs = [(0, 0)] * data.ndim
@@ -431,12 +430,12 @@ def assert_pad_matches_numpy(
 
 
 def _numpy_outcome(
-    data: np.ndarray, pad_width: Any, mode: Any, kwargs: Mapping[str, object]
-) -> tuple[np.ndarray | None, BaseException | None, bool]:
+    data: Values, pad_width: Any, mode: Any, kwargs: Mapping[str, object]
+) -> tuple[Values | None, BaseException | None, bool]:
     """numpy's result (or None), its exception (or None), and whether it cast a NaN to an
     integer dtype (the mean or median of an empty slab: C leaves the result undefined, and
     numpy's own vectorised and scalar loops give different integers)."""
-    expected: np.ndarray | None = None
+    expected: Values | None = None
     numpy_error: BaseException | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
@@ -506,7 +505,7 @@ def _axis_modes(mode: AxisModes, ndim: int) -> list[AxisMode]:
     return list(mode)
 
 
-def _within_mean_tolerance_of(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+def _within_mean_tolerance_of(expected: Numbers, actual: Numbers) -> Flags:
     """Where a mean of a per-axis mode differs from numpy's by no more than summing in
     another order explains: MEAN_ULPS * eps * the largest finite magnitude of the result
     (every value any mean was taken over is in the result). Integers are averaged in
@@ -523,16 +522,17 @@ def _within_mean_tolerance_of(expected: np.ndarray, actual: np.ndarray) -> np.nd
     if kind in "iu":
         tol = tol + 1 if tol >= 1 else 0.0
     with np.errstate(invalid="ignore", over="ignore"):
-        return cast("np.ndarray", np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= tol))
+        close: Flags = np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= tol)
+        return close
 
 
 def _within_mean_tolerance(
-    expected: np.ndarray,
-    actual: np.ndarray,
-    data: np.ndarray,
+    expected: Numbers,
+    actual: Numbers,
+    data: Values,
     pad_width: Any,
     kwargs: Mapping[str, object],
-) -> np.ndarray:
+) -> Flags:
     """Where a mean differs from numpy's by no more than summing in another order explains
     (see :func:`assert_pad_matches_numpy`); all False for dtypes compared exactly."""
     kind = expected.dtype.kind
@@ -546,7 +546,8 @@ def _within_mean_tolerance(
     wide = np.complex128 if kind == "c" else np.float64
     e, a = expected.astype(wide), actual.astype(wide)
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, where not finite
-        return cast("np.ndarray", np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= tol))
+        close: Flags = np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= tol)
+        return close
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,9 +11,11 @@ from __future__ import annotations
 import datetime
 import operator
 from collections.abc import Hashable
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
+
+from daskpad.core.ndarrays import DType, Numbers, Values
 
 #: The values ``coords=`` accepts.
 COORDS_POLICIES: tuple[str, ...] = ("extend", "drop", "xarray")
@@ -24,11 +26,6 @@ CoordsPolicy = Literal["extend", "drop", "xarray"]
 #: to_netcdf write the wrong shape.
 LAYOUT_ENCODING = ("chunks", "preferred_chunks", "shards", "chunksizes", "contiguous")
 SHAPE_ENCODING = ("original_shape",)
-
-#: a numpy array of any dtype (an index's labels, a variable's values)
-Values = np.ndarray[Any, np.dtype[Any]]
-#: a numpy dtype of any kind
-DType = np.dtype[Any]
 
 
 def cannot_extend(name: Hashable, dim: Hashable, why: str) -> ValueError:
@@ -209,7 +206,7 @@ def _extend_dates(
     return out
 
 
-def strictly_monotonic(values: Values, ascending: bool) -> bool:
+def strictly_monotonic(values: Numbers, ascending: bool) -> bool:
     """No NaN or inf, and strictly increasing (or decreasing); compared, not subtracted, so
     that nothing overflows."""
     if values.dtype.kind == "f" and not np.isfinite(values).all():

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from daskpad.api.overlap import AxisBoundary
 from daskpad.core.boundaries import meanings
 from daskpad.core.keywords import Keyword
 from daskpad.core.registry import MODES
@@ -18,6 +19,8 @@ from daskpad.core.registry import MODES
 Pair = tuple[Any, Any]
 #: one mode: the name of a numpy.pad mode, or a function as numpy.pad takes it
 OneMode = str | Callable[..., Any]
+#: a boundary: one name or number for every dimension, or one per dimension name
+NamedBoundary = AxisBoundary | Mapping[Any, AxisBoundary]
 
 
 def normalize_widths(
@@ -195,4 +198,6 @@ def choice_by_dim(
         return {
             d: keyword.check_choice(v, f"{keyword.name}[{d!r}]") for d, v in value.items()
         }, None
-    return {}, keyword.check_choice(value)
+    choice = keyword.check_choice(value)
+    assert isinstance(choice, str)  # (check_choice refuses all but a "choice" keyword's choices)
+    return {}, choice

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from daskpad.api.overlap import Boundary
+from daskpad.api.pad import PadMode
 from daskpad.core.boundaries import translate
 from daskpad.core.keywords import modes_taking, takes
 from daskpad.core.registry import MODES
-from daskpad.xarray.dim_args import OneMode, check_dims, modes_by_dim
+from daskpad.xarray.dim_args import NamedBoundary, OneMode, check_dims, modes_by_dim
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class NamedEdges:
     #: None, one mode, or ``{dim: mode}``
     mode: OneMode | Mapping[Hashable, OneMode] | None
     #: None, one boundary name or number, or ``{dim: name or number}``
-    boundary: object
+    boundary: NamedBoundary | None
     #: numpy.pad's keywords, each one value (numpy's forms) or ``{dim: value}``
     keywords: Mapping[str, object]
     #: per keyword, the dimensions with a halo whose mode takes it; None where the call
@@ -43,7 +47,7 @@ class NamedEdges:
         sizes: Mapping[Hashable, int],
         depth: Mapping[Hashable, object],
         mode: OneMode | Mapping[Hashable, OneMode] | None,
-        boundary: object,
+        boundary: NamedBoundary | None,
         keywords: Mapping[str, object],
     ) -> NamedEdges:
         """The edge of a call on an object of dimensions ``sizes`` with the halo ``depth``
@@ -67,9 +71,9 @@ class NamedEdges:
                     f"{arg}: give one for every dimension or one per dimension name, "
                     f"{{dim: {arg}}}, not one per axis; got {arg}={value!r}"
                 )
-        for key, value in keywords.items():
-            if isinstance(value, Mapping):
-                check_dims(key, value, sizes)
+        for key, given in keywords.items():
+            if isinstance(given, Mapping):
+                check_dims(key, given, sizes)
         halo = [d for d, w in depth.items() if _has_halo(w)]
         # numpy's rule: a dimension mode or boundary names counts whatever its depth
         named = [
@@ -94,14 +98,14 @@ class NamedEdges:
         takers = {key: _takers(key, value, modes, functions) for key, value in keywords.items()}
         return cls(mode, boundary, dict(keywords), takers, functions)
 
-    def for_dims(self, dims: Sequence[Hashable]) -> tuple[object, object, dict[str, Any]]:
+    def for_dims(
+        self, dims: Sequence[Hashable]
+    ) -> tuple[PadMode | None, Boundary | None, dict[str, Any]]:
         """``mode``, ``boundary`` and the keywords for a variable of dimensions ``dims``,
         by axis."""
         axis = {d: i for i, d in enumerate(dims)}
 
-        def by_axis(value: object) -> object:
-            if not isinstance(value, Mapping):
-                return value
+        def by_axis(value: Mapping[Hashable, T]) -> dict[int, T]:
             return {axis[d]: v for d, v in value.items() if d in axis}
 
         kwargs = {}
@@ -115,7 +119,8 @@ class NamedEdges:
                 if not value:
                     continue
             kwargs[key] = value
-        mode, boundary = by_axis(self.mode), by_axis(self.boundary)
+        mode = by_axis(self.mode) if isinstance(self.mode, Mapping) else self.mode
+        boundary = by_axis(self.boundary) if isinstance(self.boundary, Mapping) else self.boundary
         if any(isinstance(v, Mapping) for v in kwargs.values()):
             # ({axis: value} goes with a mode per axis: one for every axis, as one)
             if boundary is not None and not isinstance(boundary, Mapping):

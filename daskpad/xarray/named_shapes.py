@@ -13,7 +13,7 @@ from dask.base import is_dask_collection
 from daskpad.api.overlap import map_overlap as overlap_by_axis
 from daskpad.api.shapes import widths_for as widths_by_axis
 from daskpad.core.keywords import keyword_names
-from daskpad.xarray.dim_args import check_dims, normalize_widths
+from daskpad.xarray.dim_args import NamedBoundary, check_dims, normalize_widths
 from daskpad.xarray.named_edges import NamedEdges
 from daskpad.xarray.padding import ModeArg, T_Xarray, pad2_keywords, pad_normalized
 
@@ -106,13 +106,14 @@ def widths_for(
                 f"{'' if arg == 'shape' else ', or one int for every dimension'}; got {value!r}"
             )
 
-    def axes(value: int | Mapping[Any, int] | None) -> int | dict[int, int] | None:
-        return (
-            {dims.index(d): v for d, v in value.items()} if isinstance(value, Mapping) else value
-        )
+    def axes(value: Mapping[Hashable, int]) -> dict[int, int]:
+        return {dims.index(d): v for d, v in value.items()}
 
     widths = widths_by_axis(
-        tuple(obj.sizes.values()), axes(shape), multiple=axes(multiple), align=align
+        tuple(obj.sizes.values()),
+        axes(shape) if isinstance(shape, Mapping) else shape,
+        multiple=axes(multiple) if isinstance(multiple, Mapping) else multiple,
+        align=align,
     )
     return {d: w for d, w in zip(dims, widths) if w != (0, 0)}
 
@@ -183,7 +184,7 @@ def map_overlap(
     depth: int | tuple[int, int] | Mapping[Any, int | tuple[int, int]] | None = None,
     mode: ModeArg | None = None,
     *,
-    boundary: object = None,
+    boundary: NamedBoundary | None = None,
     **kwargs: Any,
 ) -> T_Xarray:
     """:func:`daskpad.map_overlap` on the data of a DataArray, or of each data variable of

@@ -31,8 +31,8 @@ from xarray.conventions import decode_cf_variable, encode_cf_variable
 from daskpad._compat.forms import per_graph_mode
 from daskpad._compat.graphs import picked_array
 from daskpad._compat.repicks import repicked_through
+from daskpad.core.ndarrays import DType, KnownKind, Numbers, Values
 from daskpad.core.regrid import regrid
-from daskpad.xarray.coords import DType, Values
 
 #: the encoding keys that describe the numbers stored, which encoding a padded value needs
 ENCODING_KEYS = (
@@ -326,7 +326,7 @@ def encode(values: Values, *, variable: Hashable, encoding: Mapping[str, Any]) -
     return stored
 
 
-def _outside_range(value: Any, stored: DType, encoding: Mapping[str, Any]) -> str | None:
+def _outside_range(value: Any, stored: KnownKind, encoding: Mapping[str, Any]) -> str | None:
     """Why ``value`` (decoded) is out of what integers of ``stored`` can hold once packed
     with ``encoding``, or None where it is not."""
     if stored.kind not in "iu" or np.asarray(value).dtype.kind not in "iuf":
@@ -341,7 +341,7 @@ def _outside_range(value: Any, stored: DType, encoding: Mapping[str, Any]) -> st
     return f"is outside what {stored} holds (values from {low:g} to {high:g})"
 
 
-def _packing(stored: DType, encoding: Mapping[str, Any]) -> tuple[DType, float, float]:
+def _packing(stored: DType, encoding: Mapping[str, Any]) -> tuple[KnownKind, float, float]:
     """The integers ``encoding`` stores in ``stored`` (unsigned where ``_Unsigned`` says
     so), its scale factor and its offset."""
     if str(encoding.get("_Unsigned", "false")).lower() == "true" and stored.kind == "i":
@@ -357,7 +357,7 @@ def _epoch(encoding: Mapping[str, Any]) -> Values:
 
 
 def _differs(
-    values: Values, stored: Values, back: Values, encoding: Mapping[str, Any]
+    values: Values, stored: Numbers, back: Values, encoding: Mapping[str, Any]
 ) -> int | None:
     """The flat index of the first value that does not survive its encoding, or None:
     compared where it is stored, at most half a step from the packed value in integers, a
@@ -402,7 +402,7 @@ def _plain(value: object) -> str:
 
 
 def _time_cannot(
-    value: object, made: str, read: object, encoding: Mapping[str, Any], target: DType | None
+    value: object, made: str, read: object, encoding: Mapping[str, Any], target: KnownKind | None
 ) -> str:
     """Why the time ``value`` does not survive ``encoding``: it is stored as the fill
     value, it is past what the stored integers hold, or it is no whole number of the

@@ -15,8 +15,9 @@ import xarray as xr
 
 from daskpad.api.pad import in_output_chunks, pad
 from daskpad.core.keywords import KEYWORDS, keyword_names
+from daskpad.core.ndarrays import DType, KnownKind, Values
 from daskpad.core.registry import MODES, copies_values, numpy_pad, values_in_pads
-from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING, DType, Values
+from daskpad.xarray.coords import LAYOUT_ENCODING, SHAPE_ENCODING
 from daskpad.xarray.dim_args import OneMode, Pair, choice_by_dim, per_dim
 from daskpad.xarray.storable import (
     Data,
@@ -35,7 +36,7 @@ THIS_ARRAY = "<daskpad-this-array>"
 PerDim = tuple[Mapping[Hashable, Pair | str], Pair | str | None]
 
 
-def default_fill(dtype: DType) -> tuple[DType, np.generic | float]:
+def default_fill(dtype: KnownKind) -> tuple[DType, np.generic | float]:
     """xarray's missing-value convention: the dtype that can hold it, and the value."""
     if dtype.kind in "fc":
         return dtype, dtype.type(np.nan)

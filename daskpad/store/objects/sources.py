@@ -83,7 +83,7 @@ def v2_computed(zarray: dict[str, Any]) -> str | None:
     if (compressor or {}).get("id") not in V2_COMPRESSORS:
         return f"zarr v2 compressor {_said(compressor)}"
     try:
-        kind = np.dtype(zarray["dtype"]).kind
+        kind: str = np.dtype(zarray["dtype"]).kind
     except (TypeError, KeyError, ValueError):
         kind = ""
     if kind not in "biufc" or not kind:

@@ -54,6 +54,7 @@ from daskpad._compat.libraries import (
     regular_grid,
     zarr_encoded,
 )
+from daskpad.core.ndarrays import Values
 from daskpad.core.regrid import own_grid, regrid
 from daskpad.store.objects.copier import Copier, copying_in_background, stored_sizes
 from daskpad.store.objects.sources import (
@@ -233,7 +234,8 @@ class ChunkPlan:
         ds = ds.copy(deep=False)
         for var in ds.variables.values():
             if var.chunks is not None and var.ndim == 0:
-                var.load()  # a scalar: written with the metadata
+                # a scalar: written with the metadata (xarray 2025.6 leaves load untyped)
+                var.load()  # type: ignore[no-untyped-call, unused-ignore]
         stand_ins = {
             name: storable(ds.variables[name].data)
             if name in self.encoded
@@ -463,12 +465,12 @@ def chunk_writes(
 
 
 def write_chunk(
-    block: np.ndarray,
+    block: Values,
     target: zarr.Array[Any],
     offset: tuple[int, ...],
     encoding: tuple[Sequence[Hashable], Mapping[str, Any], Hashable] | None = None,
     block_info: Any = None,
-) -> np.ndarray:
+) -> Values:
     """Write ``block`` into the zarr array ``target`` where dask's ``block_info`` places
     it, shifted by ``offset`` (the region's start): one whole chunk of ``target``; with
     ``encoding`` (:func:`chunk_writes`), encoded as xarray stores it."""

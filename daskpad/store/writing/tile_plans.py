@@ -109,7 +109,8 @@ class TilePlan:
         ds = self.ds.copy(deep=False)
         for var in ds.variables.values():
             if var.chunks is not None and var.ndim == 0:
-                var.load()  # a scalar: written with the metadata
+                # a scalar: written with the metadata (xarray 2025.6 leaves load untyped)
+                var.load()  # type: ignore[no-untyped-call, unused-ignore]
         streamed = [name for group, _ in self.tiling.shapes for name in group.streamed]
         if self.ntiles > 1:
             lazy = [n for n, v in ds.variables.items() if v.chunks is not None and v.ndim]
