@@ -6,6 +6,7 @@ module alone. distributed and zarr are optional: each is imported when its funct
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from inspect import signature
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -209,6 +210,10 @@ def zarr_encoded(
     from xarray.backends.zarr import encode_zarr_variable
 
     variable = xr.Variable(tuple(dims), block, encoding=dict(encoding))
-    # (xarray 2025.6's is unannotated and takes no zarr_format)
-    encoded = encode_zarr_variable(variable, name=name, zarr_format=3)  # type: ignore[no-untyped-call, call-arg, unused-ignore]
+    # (xarray 2025.6's is unannotated and takes no zarr_format: it encodes as its own
+    # region writes do)
+    if "zarr_format" in signature(encode_zarr_variable).parameters:
+        encoded = encode_zarr_variable(variable, name=name, zarr_format=3)  # type: ignore[no-untyped-call, call-arg, unused-ignore]
+    else:
+        encoded = encode_zarr_variable(variable, name=name)  # type: ignore[no-untyped-call, unused-ignore]
     return np.asarray(encoded.values)
