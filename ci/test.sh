@@ -11,8 +11,9 @@
 # runs mypy alone (the floor stack: the types hold on the oldest releases too; ruff and
 # the layers need to run once),
 # DASKPAD_GRAPHS=classic leaves out the query-planning pass, DASKPAD_MARKERS is a pytest
-# marker expression both passes add to their own (the floor: "not e2e", leaving out the
-# quick runs of the benchmark commands), and HYPOTHESIS_PROFILE picks the number of draws.
+# marker expression both passes add to their own (the floor: "not e2e and not slow",
+# leaving out the quick runs of the benchmark commands and the tests of scale and timing),
+# and HYPOTHESIS_PROFILE picks the number of draws.
 # The classic pass reports line coverage of daskpad/ (pytest-cov); DASKPAD_COVERAGE=0 leaves
 # it out. Each pass runs its tests in DASKPAD_TEST_PROCESSES processes (pytest-xdist; 2 by
 # default, the cores CI has; 0 runs them in pytest's own process, without xdist), a module
