@@ -37,6 +37,9 @@ settings.register_profile(
 # CI's second stack (pyproject's floors): the same derandomised draws, a quarter as many;
 # the newest stack runs the "ci" profile in both graph modes
 settings.register_profile("ci-floor", settings.get_profile("ci"), max_examples=50)
+# the query-planning pass: the first half of the classic pass's draws, in the other graph
+# mode (derandomized, the same sequence)
+settings.register_profile("ci-qp", settings.get_profile("ci"), max_examples=100)
 settings.register_profile(
     "thorough",
     max_examples=3000,

@@ -7,8 +7,9 @@ without computing; ``daskpad demo`` shows it all on a small synthetic dataset.
 
 The work is done by :mod:`daskpad.pipeline` (:func:`~daskpad.pipeline.plan_store`,
 :func:`~daskpad.pipeline.pad_store`, :func:`~daskpad.pipeline.open_padded`,
-:func:`~daskpad.pipeline.show_source`), the command's one door into the library: this
-package parses the command line, hands the pipeline its options and says how a run ended.
+:func:`~daskpad.pipeline.show_source`), which with :mod:`daskpad.pipeline.for_command` is
+the command's one way into the library (an import-linter contract): this package parses
+the command line, hands the pipeline its options and says how a run ended.
 Its modules import each other at most four deep:
 
 - :mod:`daskpad.cli.command`: :func:`main`, exit statuses, and the one line a run ends

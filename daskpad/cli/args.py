@@ -11,7 +11,7 @@ from importlib.metadata import version
 from typing import Any, NoReturn
 
 from daskpad.cli.errors import CliError
-from daskpad.pipeline import (
+from daskpad.pipeline.for_command import (
     COORDS_POLICIES,
     KEYWORDS,
     MODES,

@@ -18,9 +18,9 @@ from daskpad.cli.errors import CliError
 from daskpad.cli.info import info
 from daskpad.cli.pad_run import pad
 from daskpad.cli.request import Run, request_from
-from daskpad.pipeline import (
+from daskpad.pipeline import WriteFailed
+from daskpad.pipeline.for_command import (
     Terminated,
-    WriteFailed,
     recording_stops,
     rectilinear_readable,
     with_notes,

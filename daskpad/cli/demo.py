@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from daskpad.cli.errors import CliError
-from daskpad.pipeline import default_memory, describe, located, open_source, pad_store
+from daskpad.pipeline import pad_store
+from daskpad.pipeline.for_command import default_memory, describe, located, open_source
 
 if TYPE_CHECKING:
     from daskpad.cli.request import Run

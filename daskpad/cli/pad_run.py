@@ -12,7 +12,8 @@ from daskpad.pipeline import PaddingRefused, StorePlan, plan_store
 
 if TYPE_CHECKING:
     from daskpad.cli.request import Run
-    from daskpad.pipeline import Location, PadOptions
+    from daskpad.pipeline import PadOptions
+    from daskpad.pipeline.for_command import Location
 
 
 def pad(run: Run) -> int:

@@ -19,12 +19,12 @@ from daskpad.cli.args import (
     parse_widths,
 )
 from daskpad.cli.errors import CliError
-from daskpad.pipeline import (
+from daskpad.pipeline import PadOptions
+from daskpad.pipeline.for_command import (
     KEYWORDS,
     Arrivals,
     CoordsPolicy,
     Modes,
-    PadOptions,
     Widths,
     default_memory,
     keyword_misfits,

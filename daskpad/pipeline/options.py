@@ -3,6 +3,7 @@ that every step of the pipeline reads (the command builds it from its options)."
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,6 +64,16 @@ class PadOptions:
             raise ValueError(
                 f"chunk_grid must be 'regular' or 'rectilinear', got {self.chunk_grid!r}"
             )
+        # normalised once, as pad2 takes them: a width as one int or a (before, after)
+        # pair, one variable's name as a str
+        object.__setattr__(self, "widths", {d: pair(w) for d, w in self.widths.items()})
+        if isinstance(self.variables, str):
+            object.__setattr__(self, "variables", (self.variables,))
+        if not isinstance(self.chunks, Mapping):
+            raise TypeError(
+                f"chunks: the sizes SRC is read with, {{dim: size}}, got {self.chunks!r} "
+                "(the padded chunks' policy is chunk_policy=)"
+            )
 
     @property
     def rectilinear(self) -> bool:
@@ -75,3 +86,14 @@ def modes_of(mode: str | Mapping[str, str], widths: Mapping[str, Any]) -> dict[s
     if isinstance(mode, Mapping):
         return {d: mode.get(d, "constant") for d in widths}
     return dict.fromkeys(widths, mode)
+
+
+def pair(width: object) -> tuple[int, int]:
+    """A dimension's width as ``(before, after)``: one int for both sides, or a pair."""
+    if isinstance(width, tuple | list) and len(width) == 2:
+        return operator.index(width[0]), operator.index(width[1])
+    try:
+        one = operator.index(width)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"a width is an int or a (before, after) pair, got {width!r}") from None
+    return one, one

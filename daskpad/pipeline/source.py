@@ -188,9 +188,6 @@ def check_dims(flag: str, names: Iterable[Hashable], ds: Any) -> None:
         )
 
 
-#: a memory budget no write reaches: the write in one computation, not in tiles
-UNBOUNDED = 2**62
-
 # Encoding keys of a netCDF-4/HDF5 variable's filters (h5netcdf and netCDF4 name them alike):
 # a chunk stored through any of them is read whole.
 _HDF5_FILTERS = ("zlib", "compression", "szip", "bzip2", "blosc", "zstd", "shuffle", "fletcher32")

@@ -28,12 +28,13 @@ from daskpad.pipeline.cluster import (
     Cluster,
     cluster_for_run,
     compute_with_progress,
+    rectilinear_readable,
     stopping_first,
     workers_reading_rectilinear,
 )
 from daskpad.pipeline.description import show_source
 from daskpad.pipeline.destination import check_destination
-from daskpad.pipeline.options import PadOptions, modes_of
+from daskpad.pipeline.options import PadOptions, modes_of, pair
 from daskpad.pipeline.refusals import Refused, WriteFailed, located
 from daskpad.pipeline.sizes import fmt_bytes
 from daskpad.pipeline.source import (
@@ -124,17 +125,19 @@ class StorePlan:
             if deleting is not None:
                 deleting(location)
 
-        start = time.perf_counter()
         with contextlib.ExitStack() as stack:
+            stack.enter_context(rectilinear_readable())
             cluster = stack.enter_context(cluster_for_run(self.options))
             if cluster is not None:
                 stack.enter_context(workers_reading_rectilinear(cluster))
+            start = time.perf_counter()  # (a cluster's start is not the write's time)
             try:
                 self._write(out, cluster, progress, stops, noting)
             except Exception as e:
                 old = "the old DST was deleted before writing" if deleted else ""
                 raise WriteFailed(_failure(e), old) from e
-        return StoreWritten(self, replacing, time.perf_counter() - start)
+            seconds = time.perf_counter() - start
+        return StoreWritten(self, replacing, seconds)
 
     def _write(
         self,
@@ -158,7 +161,11 @@ class StorePlan:
                 deleting=deleting,
             ) as store:
                 if isinstance(writer, ChunkPlan):
-                    bar = _Bytes(writer.nbytes, len(writer.pairs)) if progress else None
+                    bar = (
+                        _Bytes(writer.nbytes, len(writer.pairs))
+                        if progress and writer.pairs
+                        else None
+                    )
                     plan = writer
 
                     def computing(writes: list[Any]) -> None:
@@ -220,6 +227,11 @@ def plan_store(options: PadOptions) -> StorePlan:
     if options.memory is None:
         options = replace(options, memory=default_memory())
     _check_grid(options)
+    with rectilinear_readable():  # (a SRC on zarr's rectilinear grid opens too)
+        return _planned(options)
+
+
+def _planned(options: PadOptions) -> StorePlan:
     dst = located(options.dst, options.dst_options, "DST")
     opened = open_padded(options, check=lambda src: check_destination(src, dst, options.overwrite))
     fmt = _zarr_format(options, opened)
@@ -280,9 +292,7 @@ def pad_store(
     fields = set(PadOptions.__dataclass_fields__)
     kwargs = {k: v for k, v in options.items() if k not in fields}
     given = {k: v for k, v in options.items() if k in fields}
-    pairs = {
-        d: (w, w) if isinstance(w, int) else (int(w[0]), int(w[1])) for d, w in widths.items()
-    }
+    pairs = {d: pair(w) for d, w in widths.items()}
     memory = memory_budget(given.pop("memory", None))
     the_options = PadOptions(
         src=src, dst=dst, widths=pairs, mode=mode, kwargs=kwargs, memory=memory, **given

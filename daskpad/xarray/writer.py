@@ -10,7 +10,9 @@ import xarray as xr
 
 from daskpad._compat.libraries import rectilinear_grids
 from daskpad.store.places.commit import written_whole
+from daskpad.store.planning.budget import memory_budget
 from daskpad.store.writing.chunk_plans import ChunkPlan, asks_rectilinear, plan_own_grids
+from daskpad.store.writing.metadata import check_keywords
 from daskpad.store.writing.tile_plans import TilePlan, plan_tiles
 
 
@@ -118,14 +120,18 @@ def to_zarr(
         if var.chunks is not None:
             var.encoding.pop("chunks", None)
             var.encoding.pop("preferred_chunks", None)
+    consolidated = kwargs.pop("consolidated", None) is not False
+    check_keywords(kwargs, "daskpad.xarray.to_zarr", "xarray's to_zarr")
     # memory= checked first, then chunk_grid= (the rectilinear grid: no tiles)
-    plan: ChunkPlan | TilePlan = plan_tiles(obj, memory)
+    budget = memory_budget(memory)
+    plan: ChunkPlan | TilePlan
     if asks_rectilinear(chunk_grid, kwargs.get("zarr_format")):
         plan = plan_own_grids(obj)
+    else:
+        plan = plan_tiles(obj, budget)
     mode = kwargs.pop("mode", "w-")
     if mode not in ("w", "w-"):
         raise ValueError(f"to_zarr writes a new store: mode must be 'w-' or 'w', got {mode!r}")
-    consolidated = kwargs.pop("consolidated", None) is not False
     storage_options = kwargs.pop("storage_options", None)
     with rectilinear_grids() if isinstance(plan, ChunkPlan) else contextlib.nullcontext():
         with written_whole(store, mode == "w", storage_options) as where:

@@ -10,7 +10,7 @@ import io
 import pytest
 from dask.utils import parse_bytes
 
-from daskpad.pipeline import fmt_bytes
+from daskpad.pipeline.for_command import fmt_bytes
 from daskpad.store.planning.budget import default_memory, memory_limit
 
 system = pytest.importorskip("distributed.system")

@@ -162,3 +162,29 @@ def test_the_values_are_pad2s_of_the_input_as_xarray_decodes_it(tmp_path):
     expected = xr.open_zarr(src).pad2(lat=2, lon=(1, 3), mode={"lat": "reflect", "lon": "wrap"})
     got = xr.open_zarr(dst)
     xr.testing.assert_identical(got.compute(), expected.compute())
+
+
+@WRITES
+def test_a_source_on_the_rectilinear_grid_is_padded_from_python(tmp_path):
+    """A SRC zarr stores on its rectilinear grid opens in pad_store as in the command
+    (zarr's flag is on while the pipeline reads and writes)."""
+    if rectilinear_support() is not None:
+        pytest.skip("rectilinear grids need zarr-python >= 3.2")
+    src = _source(tmp_path / "src.zarr")
+    once = tmp_path / "once.zarr"
+    pad_store(str(src), str(once), {"lat": 1}, "edge", chunk_grid="rectilinear")
+    twice = tmp_path / "twice.zarr"
+    pad_store(str(once), str(twice), {"lon": 2}, "wrap")
+    expected = xr.open_zarr(src).pad2(lat=1, mode="edge").pad2(lon=2, mode="wrap")
+    xr.testing.assert_identical(xr.open_zarr(twice).compute(), expected.compute())
+
+
+def test_options_take_widths_and_names_as_pad2_does(tmp_path):
+    options = PadOptions(src="in.zarr", widths={"lat": np.int64(2), "lon": (1, 3)}, variables="t")
+    assert options.widths == {"lat": (2, 2), "lon": (1, 3)} and options.variables == ("t",)
+    with pytest.raises(TypeError, match=r"a width is an int or a \(before, after\) pair"):
+        PadOptions(src="in.zarr", widths={"lat": 1.5})
+    with pytest.raises(TypeError, match="the padded chunks' policy is chunk_policy="):
+        PadOptions(src="in.zarr", chunks="even")
+    with pytest.raises(ValueError, match="chunk_grid must be 'regular' or 'rectilinear'"):
+        PadOptions(src="in.zarr", chunk_grid="irregular")

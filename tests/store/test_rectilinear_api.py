@@ -277,3 +277,38 @@ def test_to_zarr_takes_no_chunks_on_the_rectilinear_grid(tmp_path, monkeypatch):
             da.ones(4, chunks=2), tmp_path / "a.zarr", chunk_grid="rectilinear", chunks=2
         )
     assert not list(tmp_path.iterdir())
+
+
+@NEEDS
+def test_empty_blocks_are_no_chunks_of_the_rectilinear_grid(tmp_path):
+    """A dask array's blocks of length 0 (a boolean mask's, a slice's) are left out of the
+    grid zarr declares, whose chunks are at least 1 long; the values are the array's."""
+    x = da.from_array(np.arange(100.0), chunks=10)
+    y = x[x > 55].compute_chunk_sizes()
+    assert 0 in y.chunks[0]
+    z = daskpad.to_zarr(y, tmp_path / "a.zarr", chunk_grid="rectilinear")
+    with rectilinear_grids():
+        assert z.read_chunk_sizes == ((4, 10, 10, 10, 10),)
+        np.testing.assert_array_equal(z[...], np.arange(56.0, 100.0))
+
+
+@NEEDS
+@WRITES
+def test_empty_blocks_of_a_variable_are_no_chunks_of_its_grid(tmp_path):
+    data = da.concatenate([da.ones(5, chunks=5), da.zeros(0, chunks=0), da.ones(5, chunks=5)])
+    daskpad.xarray.to_zarr(
+        xr.Dataset({"v": ("x", data)}), tmp_path / "b.zarr", chunk_grid="rectilinear"
+    )
+    with rectilinear_grids():
+        assert xr.open_zarr(tmp_path / "b.zarr").v.chunks == ((5, 5),)
+
+
+def test_the_writers_refuse_what_they_would_not_pass_on(tmp_path):
+    """``compute=False`` (xarray's "do not write") and the plans' own keywords are refused
+    by the writers that write whole stores, never taken silently."""
+    ds = xr.Dataset({"v": ("x", da.ones(10, chunks=5))})
+    with pytest.raises(TypeError, match="compute=, which it does not pass to xarray's to_zarr"):
+        daskpad.xarray.to_zarr(ds, tmp_path / "a.zarr", compute=False)
+    with pytest.raises(TypeError, match=r"consolidated=, which it does not pass to zarr\."):
+        daskpad.to_zarr(da.ones(10, chunks=5), tmp_path / "b.zarr", consolidated=False)
+    assert not (tmp_path / "a.zarr").exists() and not (tmp_path / "b.zarr").exists()

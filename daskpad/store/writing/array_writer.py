@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from daskpad._compat.libraries import rectilinear_grids
 from daskpad.store.places.commit import written_whole
 from daskpad.store.writing.chunk_plans import ChunkPlan, asks_rectilinear, plan_own_grid
+from daskpad.store.writing.metadata import check_keywords
 from daskpad.store.writing.tile_plans import TilePlan, plan_array_tiles
 
 if TYPE_CHECKING:
@@ -123,6 +124,7 @@ def to_zarr(
     """
     import zarr
 
+    check_keywords(kwargs, "daskpad.to_zarr", "zarr.create_array")
     rectilinear = asks_rectilinear(chunk_grid, kwargs.get("zarr_format"))
     plan: ChunkPlan | TilePlan | None = None
     if rectilinear:

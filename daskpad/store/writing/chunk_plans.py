@@ -278,7 +278,10 @@ def _grid_edit(plan: ChunkPlan, name: Hashable) -> Edit:
         elif plan.grid == "regular":
             doc["chunk_grid"] = regular_grid(each.regular or ())
         else:
-            doc["chunk_grid"] = rectilinear_grid(each.declared)
+            # (a dask array's empty blocks are no chunks of zarr's: its edges are >= 1)
+            doc["chunk_grid"] = rectilinear_grid(
+                tuple(tuple(c for c in cs if c) for cs in each.declared)
+            )
 
     return edit
 

@@ -27,6 +27,21 @@ if TYPE_CHECKING:
 #: an edit of one array's zarr v3 document, in place
 Edit = Callable[[dict[str, Any]], None]
 
+#: the keywords of a plan's ``write`` itself, which a writer's ``**kwargs`` (xarray's
+#: ``to_zarr``'s, zarr's ``create_array``'s) may not carry
+OWN_KEYWORDS = ("compute", "copied", "copying", "consolidated", "progress")
+
+
+def check_keywords(kwargs: Mapping[str, object], writer: str, passed_on: str) -> None:
+    """Refuse, as a TypeError, a keyword of ``kwargs`` that ``writer`` does not hand on to
+    ``passed_on`` (the keywords of a plan's ``write``: ``compute=False`` would not write)."""
+    own = [k for k in OWN_KEYWORDS if k in kwargs]
+    if own:
+        raise TypeError(
+            f"{writer} got {', '.join(f'{k}=' for k in own)}, which it does not pass to "
+            f"{passed_on}: it computes and writes the whole store itself"
+        )
+
 
 def empty_stand_in(var: xr.Variable | da.Array, regular: bool = True) -> da.Array:
     """An empty dask array of ``var``'s shape and dtype, in ``var``'s chunks or (with

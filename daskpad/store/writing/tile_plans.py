@@ -101,7 +101,8 @@ class TilePlan:
             chunks = tuple(max(max(c, default=1), 1) for c in group.chunks)
             z = array_documents(self.array, store, chunks, **kwargs)
             if self.ntiles > 1:
-                (sources[""],) = settle_statistics([sources[""]], self.tiling.budget, progress)
+                # (the memory budget, which a bare array's tiles hold)
+                (sources[""],) = settle_statistics([sources[""]], self.budget, progress)
             jobs = self._jobs(None, store, {"": z}, sources, z.metadata.zarr_format)
             _run(jobs, self, compute, progress)
             return z
@@ -207,7 +208,7 @@ def write_region(
     padded array in regular chunks, the input's blocks and the pad's), each computed once
     and written into the zarr chunks it overlaps, each chunk whole by one task
     (:mod:`daskpad.store.writing.stream`); ``region`` is on the target's chunk bounds.
-    None for an array without elements."""
+    Empty for an array without elements."""
     writes = streamed_writes(source, target, region)
     return [] if writes is None else [writes]
 
