@@ -113,6 +113,11 @@ class StorePlan:
         old DST only then). An object store has no rename: DST is written in place with its
         root metadata held back until everything else is written, and an old DST is
         deleted first; ``deleting(dst)`` is called before (default: nothing is said).
+
+        A plan writes once: DST exists afterwards, and a second ``write`` is refused
+        unless the options asked to overwrite. A Ctrl-C or SIGTERM that arrives once DST
+        is complete, while it is committed, does not stop it and is not raised: the write
+        has succeeded by then.
         """
         padded = self.source.padded
         same = self.source.kind == "zarr" and self.zarr_format == zarr_format_of(self.src)
