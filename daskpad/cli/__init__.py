@@ -16,9 +16,9 @@ Its modules import each other at most four deep:
   with on Ctrl-C, SIGTERM or an error
 - :mod:`daskpad.cli.args`: :func:`build_parser` and the parsing of option values;
   :mod:`daskpad.cli.request`: the options read once into a frozen
-  :class:`~daskpad.cli.request.Request` (:func:`~daskpad.cli.request.request_from`), whose
-  :meth:`~daskpad.cli.request.Request.pad_options` are the pipeline's
-  :class:`~daskpad.pipeline.PadOptions`, and one run of a command
+  :class:`~daskpad.cli.request.Request` (:func:`~daskpad.cli.request.request_from`), which
+  holds the pipeline's :class:`~daskpad.pipeline.PadOptions` and what only the command
+  reads, and one run of a command
 - :mod:`daskpad.cli.errors`: :class:`~daskpad.cli.errors.CliError`, a command line that
   asks for what cannot be done (exit status 2)
 - one module per subcommand: :mod:`daskpad.cli.pad_run` (:func:`~daskpad.pipeline.plan_store`,

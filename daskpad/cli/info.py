@@ -17,7 +17,7 @@ def info(run: Run) -> int:
     """Run ``daskpad info``; returns the exit status."""
     request = run.request
     try:
-        opened = open_padded(request.pad_options())
+        opened = open_padded(request.options)
     except PaddingRefused as e:
         raise CliError(f"{request.padding_options()}: {e}") from None
     print(show_source(opened))

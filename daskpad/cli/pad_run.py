@@ -20,7 +20,7 @@ def pad(run: Run) -> int:
     """Run ``daskpad pad`` (``--dry-run``: say what it would write); returns the exit
     status."""
     request = run.request
-    plan = planned(request.pad_options(), request.padding_options())
+    plan = planned(request.options, request.padding_options())
     for stale in plan.leftovers:
         print(
             f"daskpad: note: {stale} is left from an interrupted run; delete it", file=sys.stderr

@@ -23,7 +23,6 @@ from daskpad.pipeline import PadOptions
 from daskpad.pipeline.for_command import (
     KEYWORDS,
     Arrivals,
-    CoordsPolicy,
     Modes,
     Widths,
     default_memory,
@@ -35,80 +34,33 @@ from daskpad.pipeline.for_command import (
 
 @dataclass(frozen=True, kw_only=True)
 class Request:
-    """The options of one command (``pad``, ``info`` or ``demo``), each parsed once; an
-    option that its command does not have keeps its default here."""
+    """The options of one command (``pad``, ``info`` or ``demo``), each parsed once: what
+    the library pads with (:class:`daskpad.pipeline.PadOptions`) and what only the command
+    reads; an option that its command does not have keeps its default here."""
 
     #: the subcommand: ``pad``, ``info`` or ``demo``
     command: str
-    #: SRC and DST as given (a path or a URL)
-    src: str = ""
-    dst: str = ""
-    #: ``--storage-option`` with ``--src-storage-option`` (SRC's) or ``--dst-storage-option``
-    src_options: Mapping[str, Any] = field(default_factory=dict)
-    dst_options: Mapping[str, Any] = field(default_factory=dict)
-    #: ``--width``: ``{dim: (before, after)}``
-    widths: Mapping[str, tuple[int, int]] = field(default_factory=dict)
-    #: ``--mode``: one mode, or ``{dim: mode}`` (a padded dimension not named: constant)
-    mode: str | Mapping[str, str] = "constant"
-    #: each padded dimension's mode
-    modes: Mapping[str, str] = field(default_factory=dict)
-    #: the modes' keyword arguments (``--constant-value``, ...): each one value, or
-    #: ``{dim: value}``
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
-    #: those options as given (``--stat-length 3``), for a refusal that names them
+    #: SRC, DST, ``--width``, ``--mode``, the modes' options, ``--chunks``, ``--var``,
+    #: ``--coords``, ``--memory`` (None: nothing is computed, daskpad info), the output and
+    #: where it computes
+    options: PadOptions = field(default_factory=lambda: PadOptions(src=""))
+    #: the modes' options as given (``--stat-length 3``), for a refusal that names them
     mode_options: tuple[str, ...] = ()
-    #: ``--chunks``: the policy that makes the padded chunks regular (regular, even), and
-    #: the sizes SRC is read with
-    chunk_policy: str = "regular"
-    chunks: Mapping[str, int] = field(default_factory=dict)
-    #: ``--var``: the data variables to pad (all where empty)
-    variables: tuple[str, ...] = ()
-    #: ``--coords``
-    coords: CoordsPolicy = "extend"
-    #: ``--memory`` or its default (daskpad pad); None: nothing is computed (daskpad info)
-    memory: int | None = None
-    #: the options of daskpad pad's output and execution
-    overwrite: bool = False
-    zarr_format: int | None = None
-    #: ``--chunk-grid rectilinear``
-    rectilinear: bool = False
     dry_run: bool = False
     #: ``--progress`` or ``--no-progress``; None: when stderr is a terminal
     progress: bool | None = None
-    scheduler: str | None = None
-    scheduler_file: str | None = None
-    workers: int | None = None
-    scheduler_timeout: float = 10.0
     #: daskpad demo's DIR (None: a new temporary directory)
     directory: str | None = None
 
-    def pad_options(self) -> PadOptions:
-        """What the library pads with (:class:`daskpad.pipeline.PadOptions`)."""
-        return PadOptions(
-            src=self.src,
-            dst=self.dst,
-            src_options=self.src_options,
-            dst_options=self.dst_options,
-            widths=self.widths,
-            mode=self.mode,
-            kwargs=self.kwargs,
-            chunk_policy=self.chunk_policy,
-            chunks=self.chunks,
-            variables=self.variables,
-            coords=self.coords,
-            memory=self.memory,
-            overwrite=self.overwrite,
-            zarr_format=self.zarr_format,
-            chunk_grid="rectilinear" if self.rectilinear else "regular",
-            scheduler=self.scheduler,
-            scheduler_file=self.scheduler_file,
-            workers=self.workers,
-            scheduler_timeout=self.scheduler_timeout,
-        )
+    @property
+    def modes(self) -> dict[str, str]:
+        """Each padded dimension's mode."""
+        return modes_of(self.options.mode, self.options.widths)
 
     def padding_options(self) -> str:
         """The options that asked for the padding, as a refusal names them."""
-        given = [f"--width {Widths(self.widths)}", f"--mode {Modes(self.mode, self.widths)}"]
+        widths, mode = self.options.widths, self.options.mode
+        given = [f"--width {Widths(widths)}", f"--mode {Modes(mode, widths)}"]
         return " ".join([*given, *self.mode_options])
 
 
@@ -145,34 +97,36 @@ def request_from(args: argparse.Namespace) -> Request:
             "dst": args.dst,
             "overwrite": args.overwrite,
             "zarr_format": args.zarr_format,
-            "rectilinear": args.chunk_grid == "rectilinear",
-            "dry_run": args.dry_run,
-            "progress": args.progress,
+            "chunk_grid": args.chunk_grid,
             "scheduler": args.scheduler,
             "scheduler_file": args.scheduler_file,
             "workers": args.workers,
             "scheduler_timeout": args.scheduler_timeout,
         }
-    return Request(
-        command=args.command,
+    options = PadOptions(
         src=args.src,
         src_options=_storage_options(args, "src"),
         dst_options=dst_options,
         widths=widths,
         mode=mode,
-        modes=modes_of(mode, widths),
         kwargs=kwargs,
-        mode_options=tuple(
-            f"{flag} {text}"
-            for attr, (flag, _) in MODE_OPTIONS.items()
-            for text in getattr(args, attr) or ()
-        ),
         chunk_policy=policy,
         chunks=chunks,
         variables=tuple(args.var or ()),
         coords=args.coords,
         memory=memory,
         **output,
+    )
+    return Request(
+        command=args.command,
+        options=options,
+        mode_options=tuple(
+            f"{flag} {text}"
+            for attr, (flag, _) in MODE_OPTIONS.items()
+            for text in getattr(args, attr) or ()
+        ),
+        dry_run=pad and args.dry_run,
+        progress=args.progress if pad else None,
     )
 
 

@@ -97,16 +97,17 @@ def test_the_options_are_read_once_into_a_frozen_request():
     argv = ["pad", "in.zarr", "out.zarr", "--width", "lat=1", "--width", "lon=2:3"]
     argv += ["--mode", "lat=edge", "--mode", "lon=mean", "--stat-length", "lon=2"]
     request = request_from(build_parser().parse_args(argv))
-    assert (request.command, request.src, request.dst) == ("pad", "in.zarr", "out.zarr")
-    assert request.widths == {"lat": (1, 1), "lon": (2, 3)}
+    options = request.options
+    assert (request.command, options.src, options.dst) == ("pad", "in.zarr", "out.zarr")
+    assert options.widths == {"lat": (1, 1), "lon": (2, 3)}
     assert request.modes == {"lat": "edge", "lon": "mean"}
-    assert request.kwargs == {"stat_length": {"lon": 2}}
+    assert options.kwargs == {"stat_length": {"lon": 2}}
     assert request.mode_options == ("--stat-length lon=2",)
-    assert request.memory is not None and not request.rectilinear
+    assert options.memory is not None and not options.rectilinear
     with pytest.raises(dataclasses.FrozenInstanceError):
         request.dry_run = True  # type: ignore[misc]
     info = request_from(build_parser().parse_args(["info", "in.zarr"]))
-    assert info.memory is None and info.widths == {}  # info computes nothing
+    assert info.options.memory is None and info.options.widths == {}  # info computes nothing
 
 
 def test_the_command_imports_no_test_helpers():
