@@ -189,7 +189,9 @@ class StorePlan:
                         bar.finish()
                 else:
                     writer = replace(writer, ds=_prepared_plan(writer, out))
-                    writer.write(store, progress=progress, compute=compute, **_bare(self, out))
+                    writer.write(
+                        store, progress=progress, compute=compute, **_write_options(self, out)
+                    )
                 # DST is complete: from here to the end of its commit (an old DST moved
                 # away and removed), Ctrl-C and SIGTERM come too late to stop the run
                 committing.enter_context(holding_signals())
@@ -381,9 +383,9 @@ def _prepared_plan(writer: TilePlan, out: Any) -> Any:
     return ds
 
 
-def _bare(plan: StorePlan, out: Any) -> dict[str, Any]:
-    """What a padded bare zarr array is written with: its attributes and dimension names,
-    the zarr format."""
+def _write_options(plan: StorePlan, out: Any) -> dict[str, Any]:
+    """What a plan of tiles is written with: the zarr format, a dataset's metadata
+    consolidated, a padded bare zarr array's attributes and dimension names."""
     writer = plan.writer
     if not isinstance(writer, TilePlan) or writer.array is None:
         return {"zarr_format": plan.zarr_format, "consolidated": True}

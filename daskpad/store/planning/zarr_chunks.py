@@ -12,6 +12,9 @@ from daskpad.core.regrid import regrid
 
 Chunks = tuple[tuple[int, ...], ...]
 
+#: the CF encoding keys a decoded variable carries, which xarray applies as it stores it
+CF_KEYS = ("_FillValue", "missing_value", "scale_factor", "add_offset", "units", "calendar")
+
 
 def zarr_can_store(chunks: Chunks) -> bool:
     """Whether zarr can store blocks of these chunks as its own: along every axis all equal
@@ -54,7 +57,6 @@ def needs_encoding(var: Any) -> bool:
     if var.dtype.kind not in "biufc":
         return True
     enc = var.encoding
-    cf = ("_FillValue", "missing_value", "scale_factor", "add_offset", "units", "calendar")
-    if any(k in enc for k in cf):
+    if any(k in enc for k in CF_KEYS):
         return True
     return "dtype" in enc and np.dtype(enc["dtype"]) != var.dtype

@@ -69,13 +69,15 @@ from daskpad.store.objects.sources import (
     why_computed,
 )
 from daskpad.store.planning.rectilinear_grid import Layout, layout
-from daskpad.store.planning.zarr_chunks import needs_encoding, storable
+from daskpad.store.planning.zarr_chunks import CF_KEYS, needs_encoding, storable
 from daskpad.store.writing.consolidation import consolidate
 from daskpad.store.writing.metadata import (
     Edit,
     array_documents,
     dataset_documents,
     empty_stand_in,
+    largest_blocks,
+    with_scalars_loaded,
 )
 from daskpad.store.writing.settle import compute_tiles
 
@@ -224,18 +226,17 @@ class ChunkPlan:
             assert each is not None
             edit = _grid_edit(self, "")
             z = array_documents(
-                self.array, store, _largest(each.chunks), edit, **{**kwargs, "zarr_format": 3}
+                self.array,
+                store,
+                largest_blocks(each.chunks),
+                edit,
+                **{**kwargs, "zarr_format": 3},
             )
             return chunk_writes(self.data.get("", self.array), z, each), z
         import zarr
 
-        ds = self.ds
-        assert ds is not None
-        ds = ds.copy(deep=False)
-        for var in ds.variables.values():
-            if var.chunks is not None and var.ndim == 0:
-                # a scalar: written with the metadata (xarray 2025.6 leaves load untyped)
-                var.load()  # type: ignore[no-untyped-call, unused-ignore]
+        assert self.ds is not None
+        ds = with_scalars_loaded(self.ds)
         stand_ins = {
             name: storable(ds.variables[name].data)
             if name in self.encoded
@@ -255,10 +256,6 @@ class ChunkPlan:
                 enc = (var.dims, encodings[name], name) if name in encodings else None
                 writes += chunk_writes(data, target, each, enc)
         return writes, None
-
-
-def _largest(chunks: Chunks) -> tuple[int, ...]:
-    return tuple(max(max(c, default=1), 1) for c in chunks)
 
 
 def _grid_edit(plan: ChunkPlan, name: Hashable) -> Edit:
@@ -485,19 +482,11 @@ def write_chunk(
 
 
 #: the keys of a stored variable's encoding that say how its values are stored
-CF_KEYS = (
-    "_FillValue",
-    "missing_value",
-    "scale_factor",
-    "add_offset",
-    "units",
-    "calendar",
-    "dtype",
-)
+STORED_KEYS = (*CF_KEYS, "dtype")
 
 
 def stored_encodings(store: Any, names: Iterable[Hashable]) -> dict[Hashable, dict[str, Any]]:
-    """The CF encoding (:data:`CF_KEYS`) xarray reads back from ``store`` for each of
+    """The CF encoding (:data:`STORED_KEYS`) xarray reads back from ``store`` for each of
     ``names``: what it encodes their values with. Run it with zarr's rectilinear grids
     on."""
     import xarray as xr
@@ -507,7 +496,8 @@ def stored_encodings(store: Any, names: Iterable[Hashable]) -> dict[Hashable, di
         return {}
     opened = xr.open_zarr(store, consolidated=False, chunks=None)
     return {
-        n: {k: v for k, v in opened.variables[n].encoding.items() if k in CF_KEYS} for n in names
+        n: {k: v for k, v in opened.variables[n].encoding.items() if k in STORED_KEYS}
+        for n in names
     }
 
 

@@ -43,6 +43,23 @@ def check_keywords(kwargs: Mapping[str, object], writer: str, passed_on: str) ->
         )
 
 
+def largest_blocks(chunks: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """The regular chunk shape of an array's largest blocks (at least 1 along each axis):
+    the grid zarr creates an array on before a plan declares its own."""
+    return tuple(max(max(c, default=1), 1) for c in chunks)
+
+
+def with_scalars_loaded(ds: xr.Dataset) -> xr.Dataset:
+    """A shallow copy of ``ds`` whose dask-backed variables of no dimensions are loaded:
+    written with the metadata."""
+    ds = ds.copy(deep=False)
+    for var in ds.variables.values():
+        if var.chunks is not None and var.ndim == 0:
+            # (xarray 2025.6 leaves load untyped)
+            var.load()  # type: ignore[no-untyped-call, unused-ignore]
+    return ds
+
+
 def empty_stand_in(var: xr.Variable | da.Array, regular: bool = True) -> da.Array:
     """An empty dask array of ``var``'s shape and dtype, in ``var``'s chunks or (with
     ``regular``) on a regular grid of its largest blocks: what xarray writes an array's
@@ -55,7 +72,7 @@ def empty_stand_in(var: xr.Variable | da.Array, regular: bool = True) -> da.Arra
         tuple(int(c) for c in cs) for cs in var.chunks
     )
     if regular:
-        chunks = tuple(max(max(c, default=1), 1) for c in var.chunks)
+        chunks = largest_blocks(var.chunks)
     empty: da.Array = da.empty(var.shape, chunks=chunks, dtype=var.dtype)
     return empty
 

@@ -33,7 +33,13 @@ from daskpad.store.planning.budget import memory_budget
 from daskpad.store.planning.tiling import Tiling, array_tiling, tiling_for
 from daskpad.store.planning.zarr_chunks import storable
 from daskpad.store.writing.consolidation import consolidate
-from daskpad.store.writing.metadata import array_documents, dataset_documents, empty_stand_in
+from daskpad.store.writing.metadata import (
+    array_documents,
+    dataset_documents,
+    empty_stand_in,
+    largest_blocks,
+    with_scalars_loaded,
+)
 from daskpad.store.writing.settle import compute_tiles, settle_statistics
 from daskpad.store.writing.stream import streamed_writes
 
@@ -98,8 +104,7 @@ class TilePlan:
         sources = dict(self.tiling.sources)
         if self.array is not None:
             ((group, _),) = self.tiling.shapes
-            chunks = tuple(max(max(c, default=1), 1) for c in group.chunks)
-            z = array_documents(self.array, store, chunks, **kwargs)
+            z = array_documents(self.array, store, largest_blocks(group.chunks), **kwargs)
             if self.ntiles > 1:
                 # (the memory budget, which a bare array's tiles hold)
                 (sources[""],) = settle_statistics([sources[""]], self.budget, progress)
@@ -107,11 +112,7 @@ class TilePlan:
             _run(jobs, self, compute, progress)
             return z
         assert self.ds is not None
-        ds = self.ds.copy(deep=False)
-        for var in ds.variables.values():
-            if var.chunks is not None and var.ndim == 0:
-                # a scalar: written with the metadata (xarray 2025.6 leaves load untyped)
-                var.load()  # type: ignore[no-untyped-call, unused-ignore]
+        ds = with_scalars_loaded(self.ds)
         streamed = [name for group, _ in self.tiling.shapes for name in group.streamed]
         if self.ntiles > 1:
             lazy = [n for n, v in ds.variables.items() if v.chunks is not None and v.ndim]
