@@ -140,6 +140,31 @@ def rectilinear_grids() -> AbstractContextManager[object]:
     return flagged
 
 
+#: zarr-python's default codec pipeline, and its synchronous one (zarr-python 3.4 or newer)
+_BATCHED = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+_FUSED = "zarr.core.codec_pipeline.FusedCodecPipeline"
+
+
+def fused_codecs() -> AbstractContextManager[object]:
+    """A context in which the zarr arrays opened or created use zarr-python's synchronous
+    codec pipeline (``FusedCodecPipeline``, opt-in since zarr-python 3.4: codecs run in
+    bulk on threads, with no coroutine per chunk), where zarr-python has it and the
+    process has not chosen another pipeline than the default; else nothing changes. An
+    array keeps the pipeline it was opened with."""
+    import contextlib
+
+    import zarr
+
+    try:
+        from zarr.core.codec_pipeline import FusedCodecPipeline  # noqa: F401
+    except ImportError:
+        return contextlib.nullcontext()
+    if zarr.config.get("codec_pipeline.path", _BATCHED) != _BATCHED:
+        return contextlib.nullcontext()
+    fused: AbstractContextManager[object] = zarr.config.set({"codec_pipeline.path": _FUSED})
+    return fused
+
+
 def rectilinear_grid(chunks: Sequence[Sequence[int]]) -> dict[str, JSON]:
     """The zarr v3 ``chunk_grid`` document of a rectilinear grid of ``chunks`` per axis."""
     return {

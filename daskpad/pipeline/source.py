@@ -18,7 +18,7 @@ from daskpad.pipeline.refusals import Refused, located, with_notes
 from daskpad.pipeline.sizes import fmt_at_least, fmt_bytes
 from daskpad.store.places.commit import local_threads
 from daskpad.store.places.locations import ZARR_MARKERS, Location
-from daskpad.store.planning.budget import piece_limit, pieces
+from daskpad.store.planning.budget import default_memory, piece_limit, pieces
 from daskpad.xarray.store_numbers import StoredPads, pad_stored
 
 # netCDF-3 ("CDF\x01", "CDF\x02", "CDF\x05") and netCDF-4/HDF5 signatures.
@@ -259,6 +259,50 @@ def open_in_pieces(
     return ds
 
 
+#: a read in groups makes at least this many blocks per thread along the axis it groups
+GROUPS_PER_THREAD = 4
+
+
+def read_in_groups(
+    src: Location,
+    kind: str,
+    ds: Any,
+    own: Any,
+    widths: Mapping[str, tuple[int, int]],
+    budget: int,
+    threads: int,
+) -> Any:
+    """``ds`` with each variable read in its stored chunks (``own``'s) joined along its
+    first unpadded dimension of several chunks, where that gives blocks of at most
+    :func:`daskpad.store.planning.budget.piece_limit` and still
+    :data:`GROUPS_PER_THREAD` blocks per thread along it; the variables read as
+    stored otherwise, or read in pieces, stay. On a rectilinear grid the pads are chunks
+    of the input's sizes along the dimensions not padded: a block of many of them is
+    read, and its pads cut and written, by a few tasks (zarr's cost per call and dask's
+    per task are most of the time of a pad of small chunks). Modified in place is
+    nothing: ``ds`` itself is returned where nothing is grouped."""
+    limit = piece_limit(budget, threads)
+    reopen: dict[tuple[tuple[str, int], ...], list[Hashable]] = {}
+    for name, var in ds.variables.items():
+        stored = own.variables[name]
+        if var.chunks is None or var.ndim == 0 or var.chunks != stored.chunks:
+            continue
+        block = [max(c) for c in var.chunks]
+        nbytes = math.prod(block) * var.dtype.itemsize
+        for k, d in enumerate(var.dims):
+            if widths.get(str(d), (0, 0)) != (0, 0) or len(var.chunks[k]) < 2:
+                continue
+            n = len(var.chunks[k])
+            joined = min(limit // max(nbytes, 1), -(-n // (GROUPS_PER_THREAD * threads)))
+            if joined >= 2:
+                reopen.setdefault(((str(d), block[k] * joined),), []).append(name)
+            break
+    for sizes, names in reopen.items():
+        larger = open_source(src, kind, dict(sizes))
+        ds = ds.assign({n: larger.variables[n] for n in names})
+    return ds
+
+
 def _over_budget(
     name: Hashable,
     dims: list[str],
@@ -314,6 +358,9 @@ class PaddedSource:
     #: the widths and mode it was padded with
     widths: Mapping[str, tuple[int, int]]
     mode: str | Mapping[str, str]
+    #: the input dataset with each variable in its stored chunks, where ``ds`` reads
+    #: some in larger blocks (:func:`read_in_groups`); else None
+    own: Any = None
 
 
 def open_padded(
@@ -340,6 +387,14 @@ def open_padded(
         ds = open_in_pieces(src, kind, ds, own, options.chunks, options.memory, threads)
     if not options.widths:
         return PaddedSource(src, kind, ds, None, {}, {}, options.mode)
+    grouped = None
+    if options.rectilinear and kind == "zarr" and not options.chunks:
+        # on a rectilinear grid the pads are as many chunks as the input has along the
+        # dimensions not padded: read them in larger blocks
+        threads = options.workers or local_threads()
+        memory = options.memory if options.memory is not None else default_memory()
+        grouped = read_in_groups(src, kind, ds, own, options.widths, memory, threads)
+        ds, grouped = grouped, (own if grouped is not ds else None)
     try:
         padded, how = pad_stored(
             ds,
@@ -355,4 +410,4 @@ def open_padded(
         # refused when the graph is built (a fill that does not fit the dtype, a pad of
         # more blocks than the limit)
         raise PaddingRefused(with_notes(e)) from None
-    return PaddedSource(src, kind, ds, padded, how, options.widths, options.mode)
+    return PaddedSource(src, kind, ds, padded, how, options.widths, options.mode, grouped)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from daskpad._compat.libraries import fused_codecs
 from daskpad.pipeline.cluster import (
     Cluster,
     cluster_for_run,
@@ -132,6 +133,7 @@ class StorePlan:
 
         with contextlib.ExitStack() as stack:
             stack.enter_context(rectilinear_readable())
+            stack.enter_context(fused_codecs())
             cluster = stack.enter_context(cluster_for_run(self.options))
             if cluster is not None:
                 stack.enter_context(workers_reading_rectilinear(cluster))
@@ -234,7 +236,9 @@ def plan_store(options: PadOptions) -> StorePlan:
     if options.memory is None:
         options = replace(options, memory=default_memory())
     _check_grid(options)
-    with rectilinear_readable():  # (a SRC on zarr's rectilinear grid opens too)
+    # (a SRC on zarr's rectilinear grid opens too; its arrays keep zarr's faster codec
+    # pipeline, where zarr has one, for the write)
+    with rectilinear_readable(), fused_codecs():
         return _planned(options)
 
 
@@ -338,7 +342,12 @@ def _copies(options: PadOptions, opened: PaddedSource, fmt: int) -> ChunkPlan | 
     store = _source_store(src, kind)
     try:
         return plan_copies(
-            padded, ds, options.widths, store, "rectilinear" if options.rectilinear else "regular"
+            padded,
+            ds,
+            options.widths,
+            store,
+            "rectilinear" if options.rectilinear else "regular",
+            stored=opened.own,
         )
     except ShardsMisfit as e:
         raise Refused(f"--chunk-grid rectilinear: {e}") from None

@@ -20,6 +20,7 @@ from helpers.encoded_data import CASES, decoded_input
 from helpers.markers import WRITES
 from helpers.stores import (
     NEEDS,
+    counted_reads,
     expanded_shapes,
     input_chunks,
     opened,
@@ -172,22 +173,15 @@ def _v2_reads(monkeypatch, src: Path) -> tuple[list[str], list[int]]:
     """The chunk keys of ``src``'s t read through zarr, and a count of the zarr v2 chunks
     zarr decodes."""
     from zarr.codecs._v2 import V2Codec
-    from zarr.storage import LocalStore
 
-    keys: list[str] = []
+    keys = counted_reads(monkeypatch, src, lambda key: key[:2] == "t/" and key[2:3].isdigit())
     decoded = [0]
-    get, decode = LocalStore.get, V2Codec._decode_sync
-
-    async def counted_get(self, key, *args, **kwargs):
-        if Path(self.root) == src and key[:2] == "t/" and key[2:3].isdigit():
-            keys.append(key)
-        return await get(self, key, *args, **kwargs)
+    decode = V2Codec._decode_sync
 
     def counted_decode(self, *args, **kwargs):
         decoded[0] += 1
         return decode(self, *args, **kwargs)
 
-    monkeypatch.setattr(LocalStore, "get", counted_get)
     monkeypatch.setattr(V2Codec, "_decode_sync", counted_decode)
     return keys, decoded
 
@@ -253,23 +247,14 @@ def test_dry_run_says_v2_chunks_are_copied(v2_sources, tmp_path, capsys):
 def test_sharded_shards_are_copied_where_the_pads_are_whole_inner_chunks(
     sharded, tmp_path, monkeypatch
 ):
-    from zarr.storage import LocalStore
-
     options = ["--width", "lat=12:4", "--width", "lon=5:0", "--mode", "reflect"]
     regular, rect = tmp_path / "regular.zarr", tmp_path / "rect.zarr"
     assert main(["pad", str(sharded), str(regular), *options, "--no-progress"]) == 0
-    read: set[str] = set()
-    get = LocalStore.get
-
-    async def counted_get(self, key, *args, **kwargs):
-        if Path(self.root) == sharded and key.startswith("t/c/"):
-            read.add(key)
-        return await get(self, key, *args, **kwargs)
-
-    monkeypatch.setattr(LocalStore, "get", counted_get)
+    keys = counted_reads(monkeypatch, sharded, lambda key: key.startswith("t/c/"))
     argv = ["pad", str(sharded), str(rect), *options, "--no-progress"]
     assert main([*argv, "--chunk-grid", "rectilinear"]) == 0
     monkeypatch.undo()
+    read = set(keys)
     xr.testing.assert_identical(opened(rect), opened(regular))
     doc = zarr_json(rect / "t")
     assert doc["codecs"] == zarr_json(sharded / "t")["codecs"]  # sharded, as SRC

@@ -48,6 +48,8 @@ class Layout:
     whole: tuple[int, ...]
     copied: bool
     overhang: tuple[int, ...] = ()
+    #: per axis, whether it is padded (empty: not known)
+    padded: tuple[bool, ...] = ()
 
     @property
     def declared(self) -> Chunks:
@@ -113,7 +115,7 @@ def layout(
     """The rectilinear grid of an input of ``shape``, stored in ``chunks`` (one size per
     axis, a regular grid, or the sizes along each axis), padded by ``pads`` per axis; None
     where an axis of the output is empty (zarr has no rectilinear grid for it)."""
-    out_chunks, first, whole, overhang = [], [], [], []
+    out_chunks, first, whole, overhang, padded = [], [], [], [], []
     for n, c, (before, after) in zip(shape, chunks, pads):
         sizes = _sizes(n, c)
         size = (c if isinstance(c, int) else max(sizes, default=0)) or max(before, after, 1)
@@ -129,7 +131,10 @@ def layout(
         rest = n % full if full else 0
         whole.append(len(sizes) - (1 if rest and after else 0))
         overhang.append(full - rest if rest and not after else 0)
-    return Layout(tuple(out_chunks), tuple(first), tuple(whole), copied, tuple(overhang))
+        padded.append(bool(before or after))
+    return Layout(
+        tuple(out_chunks), tuple(first), tuple(whole), copied, tuple(overhang), tuple(padded)
+    )
 
 
 def _sizes(n: int, chunk: int | Sequence[int]) -> tuple[int, ...]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -289,11 +290,14 @@ def plan_copies(
     pads: Mapping[Any, tuple[int, int]],
     src: Any,
     grid: str = "rectilinear",
+    stored: xr.Dataset | None = None,
 ) -> ChunkPlan | None:
     """The write of ``padded`` (the padded dataset as stored) that copies the input's
     chunks as bytes: ``inputs`` is the input dataset as stored (its dask chunks those it
     was read in), padded by ``pads`` per dimension; ``src`` is the input's zarr store
-    (None for netCDF).
+    (None for netCDF). ``stored`` is the input dataset in the chunks an array computed
+    whole is written in, where ``inputs`` reads some in larger blocks (default:
+    ``inputs``' chunks).
 
     With ``grid="regular"``, the same write on regular grids, or None where it does not
     fit them (:func:`fits_regular_grids`); SRC is listed only where it does."""
@@ -308,8 +312,9 @@ def plan_copies(
         if why is not None or doc is None:
             if why:
                 out.notes[name] = why
-            assert before.chunks is not None  # (as the padded variable, dask-backed)
-            sizes = [tuple(int(c) for c in cs) for cs in before.chunks]
+            own = before if stored is None else stored.variables[name]
+            assert own.chunks is not None  # (as the padded variable, dask-backed)
+            sizes = [tuple(int(c) for c in cs) for cs in own.chunks]
             each = layout(before.shape, sizes, widths, False)
             if each is not None:  # (else an empty axis: xarray writes it, with nothing)
                 out.layouts[name] = each
@@ -439,16 +444,31 @@ def chunk_writes(
     target: zarr.Array[Any],
     each: Layout,
     encoding: tuple[Sequence[Hashable], Mapping[str, Any], Hashable] | None = None,
+    group_bytes: int | None = None,
 ) -> list[da.Array]:
     """Dask arrays whose computation writes the chunks of ``target`` that ``each``
-    computes, from ``data`` (the padded array), one task per chunk, each chunk whole;
-    with ``encoding`` (the variable's dimensions, the CF encoding its store holds, its
-    name), each chunk encoded as xarray stores it."""
-    y = regrid(data, each.chunks)
+    computes, from ``data`` (the padded array), each chunk whole; with ``encoding`` (the
+    variable's dimensions, the CF encoding its store holds, its name), each chunk encoded
+    as xarray stores it.
+
+    One task writes a group of neighbouring chunks (:func:`groups`: up to
+    ``group_bytes``, by default dask's ``array.chunk-size``) in one call to zarr, which
+    encodes and stores them concurrently: a pad is mostly chunks far smaller than the
+    input's, and zarr's cost per call is then most of the time."""
+    if group_bytes is None:
+        group_bytes = _chunk_size()
+    itemsize = np.dtype(data.dtype).itemsize
     writes = []
     extra = {} if encoding is None else {"encoding": encoding}
     for region in each.computed():
-        part = y[region]
+        grouped = groups(
+            _within(each.chunks, region),
+            _within(data.chunks, region),
+            itemsize,
+            group_bytes,
+            each.padded or (False,) * data.ndim,
+        )
+        part = regrid(data[region], grouped)
         offset = tuple(int(s.start) for s in region)
         writes.append(
             part.map_blocks(
@@ -462,6 +482,63 @@ def chunk_writes(
             )
         )
     return writes
+
+
+def _within(chunks: Chunks, region: tuple[slice, ...]) -> Chunks:
+    """The sizes of ``chunks`` cut to ``region``."""
+    out = []
+    for cs, s in zip(chunks, region):
+        bounds = itertools.accumulate(cs, initial=0)
+        cut = sorted({min(max(b, s.start), s.stop) for b in bounds} | {s.start, s.stop})
+        out.append(tuple(b - a for a, b in itertools.pairwise(cut) if b > a))
+    return tuple(out)
+
+
+def _bounds(sizes: Sequence[int]) -> set[int]:
+    return set(itertools.accumulate(sizes, initial=0))
+
+
+def groups(
+    chunks: Chunks, blocks: Chunks, itemsize: int, limit: int, joined: Sequence[bool]
+) -> Chunks:
+    """Groups of whole ``chunks`` (a zarr array's, of one region) of at most ``limit``
+    bytes each where they fit, cut where ``blocks`` (the dask array's, on the same
+    region) are cut too where that keeps them within it: a group then reads whole
+    blocks. Then joined along the axes ``joined`` says (the padded ones), the last
+    first, whole where the group fits, then as many as fit along the next."""
+    shared = []
+    for cs, bs in zip(chunks, blocks):
+        common = sorted(_bounds(cs) & _bounds(bs))
+        shared.append(tuple(b - a for a, b in itertools.pairwise(common)))
+    if itemsize * math.prod(max(g, default=0) for g in shared) > limit:
+        shared = [tuple(cs) for cs in chunks]
+    out = list(shared)
+    size = itemsize
+    for k in range(len(out) - 1, -1, -1):
+        cs = out[k]
+        if not joined[k]:
+            size *= max(cs, default=1)
+            continue
+        if size * sum(cs) <= limit:
+            out[k] = (sum(cs),) if cs else cs
+            size *= sum(cs)
+            continue
+        joined: list[int] = []
+        for c in cs:
+            if joined and size * (joined[-1] + c) <= limit:
+                joined[-1] += c
+            else:
+                joined.append(c)
+        out[k] = tuple(joined)
+        break
+    return tuple(out)
+
+
+def _chunk_size() -> int:
+    import dask
+    from dask.utils import parse_bytes
+
+    return int(parse_bytes(dask.config.get("array.chunk-size")))
 
 
 def write_chunk(
