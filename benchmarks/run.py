@@ -69,6 +69,7 @@ from benchmarks.bench_callable import section_callable
 from benchmarks.bench_cli import section_bigstore, section_cli
 from benchmarks.bench_cluster import section_cluster
 from benchmarks.bench_correctness import section_correctness
+from benchmarks.bench_datasets import section_datasets
 from benchmarks.bench_edge_function import section_edge_function
 from benchmarks.bench_inmem import section_inmem
 from benchmarks.bench_overlap import section_overlap
@@ -111,6 +112,10 @@ SECTIONS = {
     "rectilinear": (
         section_rectilinear,
         "--chunk-grid rectilinear beside the regular grid, cp -r",
+    ),
+    "datasets": (
+        section_datasets,
+        "ERA5- and CMIP-like stores beside the copy floor and the codec floor",
     ),
 }
 GROUPS = {
