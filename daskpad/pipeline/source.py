@@ -13,12 +13,13 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from daskpad.core.regrid import regrid
 from daskpad.pipeline.options import PadOptions
 from daskpad.pipeline.refusals import Refused, located, with_notes
 from daskpad.pipeline.sizes import fmt_at_least, fmt_bytes
 from daskpad.store.places.commit import local_threads
 from daskpad.store.places.locations import ZARR_MARKERS, Location
-from daskpad.store.planning.budget import default_memory, piece_limit, pieces
+from daskpad.store.planning.budget import piece_limit, pieces
 from daskpad.xarray.store_numbers import StoredPads, pad_stored
 
 # netCDF-3 ("CDF\x01", "CDF\x02", "CDF\x05") and netCDF-4/HDF5 signatures.
@@ -364,12 +365,15 @@ class PaddedSource:
 
 
 def open_padded(
-    options: PadOptions, check: Callable[[Location], None] | None = None
+    options: PadOptions, check: Callable[[Location], None] | None = None, grouped: bool = True
 ) -> PaddedSource:
     """Open SRC lazily and pad it as ``options`` say; ``check(src)``, if given, runs before
-    SRC is opened. Refusals (a SRC that cannot be read, a dimension it does not have, a
-    block over the memory budget, a padding pad2 refuses: :class:`PaddingRefused`) are
-    :class:`daskpad.pipeline.refusals.Refused`."""
+    SRC is opened. Where it is padded to be written (``options.memory`` set) and
+    ``grouped``, a zarr SRC is read in blocks of several stored chunks along the
+    dimensions not padded (:func:`read_in_groups`), the padded dataset keeping SRC's
+    chunks (:func:`in_own_chunks`). Refusals (a SRC that cannot be read, a dimension it
+    does not have, a block over the memory budget, a padding pad2 refuses:
+    :class:`PaddingRefused`) are :class:`daskpad.pipeline.refusals.Refused`."""
     src = located(options.src, options.src_options, "SRC")
     if check is not None:
         check(src)
@@ -387,14 +391,13 @@ def open_padded(
         ds = open_in_pieces(src, kind, ds, own, options.chunks, options.memory, threads)
     if not options.widths:
         return PaddedSource(src, kind, ds, None, {}, {}, options.mode)
-    grouped = None
-    if options.rectilinear and kind == "zarr" and not options.chunks:
-        # on a rectilinear grid the pads are as many chunks as the input has along the
-        # dimensions not padded: read them in larger blocks
+    own_chunks = None
+    if grouped and options.memory is not None and kind == "zarr" and not options.chunks:
+        # written: read in larger blocks along the dimensions not padded (the padded
+        # dataset keeps SRC's chunks, regridded from those blocks)
         threads = options.workers or local_threads()
-        memory = options.memory if options.memory is not None else default_memory()
-        grouped = read_in_groups(src, kind, ds, own, options.widths, memory, threads)
-        ds, grouped = grouped, (own if grouped is not ds else None)
+        larger = read_in_groups(src, kind, ds, own, options.widths, options.memory, threads)
+        ds, own_chunks = larger, (own if larger is not ds else None)
     try:
         padded, how = pad_stored(
             ds,
@@ -410,4 +413,27 @@ def open_padded(
         # refused when the graph is built (a fill that does not fit the dtype, a pad of
         # more blocks than the limit)
         raise PaddingRefused(with_notes(e)) from None
-    return PaddedSource(src, kind, ds, padded, how, options.widths, options.mode, grouped)
+    if own_chunks is not None:
+        padded = in_own_chunks(padded, own_chunks)
+    return PaddedSource(src, kind, ds, padded, how, options.widths, options.mode, own_chunks)
+
+
+def in_own_chunks(padded: Any, own: Any) -> Any:
+    """``padded`` (a dataset padded from SRC read in larger blocks: :func:`read_in_groups`)
+    with each variable's blocks along the dimensions SRC stores it in chunks of ``own``'s
+    sizes where they differ there, the padded dimensions as they are: the chunks of the
+    same padding read in SRC's chunks. The writers read the larger blocks it was regridded
+    from (:func:`daskpad.core.regrid.own_grid`)."""
+    out = padded.copy(deep=False)
+    for name, var in out.variables.items():
+        if var.chunks is None or name not in own.variables:
+            continue
+        stored = own.variables[name]
+        if stored.chunks is None or stored.dims != var.dims:
+            continue
+        target = tuple(  # (a dimension not padded: the same length)
+            s if sum(s) == sum(c) else c for c, s in zip(var.chunks, stored.chunks)
+        )
+        if target != var.chunks:
+            var.data = regrid(var.data, target)
+    return out

@@ -248,14 +248,21 @@ def _planned(options: PadOptions) -> StorePlan:
     fmt = _zarr_format(options, opened)
     writer: ChunkPlan | TilePlan | None = _copies(options, opened, fmt)
     if writer is None:
-        memory = options.memory
-        bare = list(opened.ds.variables) == [ARRAY_VARIABLE]
-        if bare:
-            writer = plan_array_tiles(opened.padded[ARRAY_VARIABLE].data, memory)
-        else:
-            writer = plan_tiles(opened.padded, memory, options.widths)
+        writer = _tiles(options, opened)
+        if not writer.whole and opened.own is not None:
+            # tiles cut SRC's larger blocks: read in SRC's chunks, each tile reading its own
+            opened = open_padded(options, grouped=False)
+            writer = _tiles(options, opened)
     stale = leftovers(dst.local_path) if dst.local else []
     return StorePlan(options, opened, dst, fmt, writer, stale)
+
+
+def _tiles(options: PadOptions, opened: PaddedSource) -> TilePlan:
+    """The write of ``opened.padded`` in tiles of a regular grid within the memory
+    budget."""
+    if list(opened.ds.variables) == [ARRAY_VARIABLE]:
+        return plan_array_tiles(opened.padded[ARRAY_VARIABLE].data, options.memory)
+    return plan_tiles(opened.padded, options.memory, options.widths)
 
 
 def pad_store(

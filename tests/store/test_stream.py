@@ -103,6 +103,33 @@ def test_streamed_write_equals_numpy_pad_and_writes_each_chunk_once(tmp_path_fac
     assert sorted(z.writes) == chunk_regions(y.shape, target_chunks)  # each whole, once
 
 
+def _streamed(y, where, hold: int = 0, **kwargs):
+    """``y`` (padded in regular chunks) stored as one streamed write, as
+    :func:`daskpad.to_zarr` stores it in one computation, but holding the blocks that
+    tasks far away or late read only within ``hold`` bytes (none by default: they are
+    computed again)."""
+    chunks = tuple(c[0] for c in y.chunks)
+    z = zarr.create_array(where, shape=y.shape, dtype=y.dtype, chunks=chunks, **kwargs)
+    dask.compute(_stream.streamed_writes(own_grid(y), z, hold=hold))
+    return z
+
+
+@pytest.mark.parametrize("mode", ["wrap", "mean", "maximum", "linear_ramp", "reflect"])
+@pytest.mark.parametrize("chunks", [(4, 5), ((3, 7, 1, 12), (16, 1))])
+def test_to_zarr_reads_each_block_once_where_its_budget_holds_them(tmp_path, mode, chunks):
+    """In one computation whose memory budget holds the blocks that a wrapped pad, a
+    statistic of the whole axis or a linear ramp read far away, every input block is read
+    once: held, not read again."""
+    a = np.random.default_rng(1).random((23, 17))
+    source = Counted(a)
+    x = da.from_array(source, chunks=chunks, lock=False)
+    y = daskpad.pad(x, 3, mode=mode, chunks="regular")
+    out = daskpad.to_zarr(y, tmp_path / "y.zarr")  # (the default budget: GBs)
+    np.testing.assert_allclose(out[...], np.pad(a, 3, mode=mode), rtol=1e-12)
+    assert len(source.reads) == math.prod(x.numblocks)
+    assert set(source.reads.values()) == {1}
+
+
 @pytest.mark.parametrize("mode", ["reflect", "constant", "edge", "wrap", "symmetric"])
 @pytest.mark.parametrize("chunks", [(4, 5), ((3, 7, 1, 12), (16, 1))])
 def test_each_input_block_is_read_once(tmp_path, mode, chunks):
@@ -110,7 +137,7 @@ def test_each_input_block_is_read_once(tmp_path, mode, chunks):
     source = Counted(a)
     x = da.from_array(source, chunks=chunks, lock=False)
     y = daskpad.pad(x, 3, mode=mode, chunks="regular")
-    out = daskpad.to_zarr(y, tmp_path / "y.zarr")
+    out = _streamed(y, tmp_path / "y.zarr")
     np.testing.assert_array_equal(out[...], np.pad(a, 3, mode=mode))
     assert len(source.reads) == math.prod(x.numblocks)
     twice = {k for k, n in source.reads.items() if n == 2}
@@ -133,7 +160,7 @@ def test_one_streamed_write_holds_few_blocks_where_pads_read_far_away(tmp_path, 
     x = source.array(n, c)
     y = daskpad.pad(x, 3, mode, chunks="regular")
     with dask.config.set(scheduler="threads", num_workers=2):
-        z = daskpad.to_zarr(y, tmp_path / "y.zarr", compressors=None)
+        z = _streamed(y, tmp_path / "y.zarr", compressors=None)
     gc.collect()
     peak, made = source.peak, source.made
     np.testing.assert_allclose(z[...], np.pad(x.compute(), 3, mode), rtol=1e-6)
@@ -169,7 +196,7 @@ def test_a_whole_axis_statistic_is_taken_from_the_blocks_own_writes(tmp_path, mo
     source = Counted(a)
     x = da.from_array(source, chunks=chunks, lock=False)
     y = daskpad.pad(x, 3, mode=mode, chunks="regular")
-    out = daskpad.to_zarr(y, tmp_path / "y.zarr")
+    out = _streamed(y, tmp_path / "y.zarr")
     np.testing.assert_allclose(out[...], np.pad(a, 3, mode=mode), rtol=1e-12)
     assert len(source.reads) == math.prod(x.numblocks)
     assert set(source.reads.values()) <= {1, 2}

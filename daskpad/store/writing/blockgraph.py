@@ -134,6 +134,15 @@ class BlockGraph:
                     out.setdefault(index, []).append((d, reached))
         return out
 
+    def read_far(self) -> set[Index]:
+        """The blocks that steps far away read too (:meth:`far`): a wrapped pad's."""
+        out = set()
+        for index in self.block_of.values():
+            chain = self.chain(index)
+            if any(self.far(r, index) for r in self.steps_reading(chain[-1], chain)):
+                out.add(index)
+        return out
+
     def owned_late(self, blocks: Collection[Index]) -> frozenset[Index]:
         """The late blocks among ``blocks`` that own the chunks they have a part of
         (:func:`daskpad.store.planning.ownership.jobs`): all of them when a task runs inside the
@@ -172,6 +181,7 @@ class BlockGraph:
         last: Callable[..., Any],
         name: str,
         late: Collection[Index] = frozenset(),
+        shared: bool = False,
     ) -> Any:
         """A delayed object whose computation runs, for each step ``(index, waits, rereads,
         kwargs)``, ``func(block, *results of the steps of the blocks it waits for,
@@ -192,8 +202,8 @@ class BlockGraph:
         ``max(2, n // 2)`` blocks away, of ``n``: a reflected pad beside the block, run
         about when the block is); if they lead further (a wrapped pad at the far edge that
         takes from two blocks), the step computes the block again inside itself, rather
-        than keep it in memory until that step runs. Each step's result is released
-        once the steps waiting for it have run."""
+        than keep it in memory until that step runs, unless ``shared``: then it is kept.
+        Each step's result is released once the steps waiting for it have run."""
         if self._programmed:
             raise RuntimeError("a BlockGraph makes one program: its graph is changed by it")
         self._programmed = True
@@ -214,7 +224,8 @@ class BlockGraph:
                     for k in chain:  # read by this step alone
                         del graph[k]
                     return node
-                if any(self.far(r, index) for r in self.steps_reading(chain[-1], chain)):
+                far = (self.far(r, index) for r in self.steps_reading(chain[-1], chain))
+                if not shared and any(far):
                     return node  # computed again here: other steps, far away, read it too
             return _ref(chain[-1])
 

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -70,6 +69,7 @@ from daskpad.store.objects.sources import (
     why_computed,
 )
 from daskpad.store.planning.rectilinear_grid import Layout, layout
+from daskpad.store.planning.write_groups import chunk_size, groups, within
 from daskpad.store.planning.zarr_chunks import CF_KEYS, needs_encoding, storable
 from daskpad.store.writing.consolidation import consolidate
 from daskpad.store.writing.metadata import (
@@ -456,14 +456,15 @@ def chunk_writes(
     encodes and stores them concurrently: a pad is mostly chunks far smaller than the
     input's, and zarr's cost per call is then most of the time."""
     if group_bytes is None:
-        group_bytes = _chunk_size()
+        group_bytes = chunk_size()
+    data = own_grid(data)  # (the blocks it was made of, each read by one group)
     itemsize = np.dtype(data.dtype).itemsize
     writes = []
     extra = {} if encoding is None else {"encoding": encoding}
     for region in each.computed():
         grouped = groups(
-            _within(each.chunks, region),
-            _within(data.chunks, region),
+            within(each.chunks, region),
+            within(data.chunks, region),
             itemsize,
             group_bytes,
             each.padded or (False,) * data.ndim,
@@ -482,63 +483,6 @@ def chunk_writes(
             )
         )
     return writes
-
-
-def _within(chunks: Chunks, region: tuple[slice, ...]) -> Chunks:
-    """The sizes of ``chunks`` cut to ``region``."""
-    out = []
-    for cs, s in zip(chunks, region):
-        bounds = itertools.accumulate(cs, initial=0)
-        cut = sorted({min(max(b, s.start), s.stop) for b in bounds} | {s.start, s.stop})
-        out.append(tuple(b - a for a, b in itertools.pairwise(cut) if b > a))
-    return tuple(out)
-
-
-def _bounds(sizes: Sequence[int]) -> set[int]:
-    return set(itertools.accumulate(sizes, initial=0))
-
-
-def groups(
-    chunks: Chunks, blocks: Chunks, itemsize: int, limit: int, joined: Sequence[bool]
-) -> Chunks:
-    """Groups of whole ``chunks`` (a zarr array's, of one region) of at most ``limit``
-    bytes each where they fit, cut where ``blocks`` (the dask array's, on the same
-    region) are cut too where that keeps them within it: a group then reads whole
-    blocks. Then joined along the axes ``joined`` says (the padded ones), the last
-    first, whole where the group fits, then as many as fit along the next."""
-    shared = []
-    for cs, bs in zip(chunks, blocks):
-        common = sorted(_bounds(cs) & _bounds(bs))
-        shared.append(tuple(b - a for a, b in itertools.pairwise(common)))
-    if itemsize * math.prod(max(g, default=0) for g in shared) > limit:
-        shared = [tuple(cs) for cs in chunks]
-    out = list(shared)
-    size = itemsize
-    for k in range(len(out) - 1, -1, -1):
-        cs = out[k]
-        if not joined[k]:
-            size *= max(cs, default=1)
-            continue
-        if size * sum(cs) <= limit:
-            out[k] = (sum(cs),) if cs else cs
-            size *= sum(cs)
-            continue
-        joined: list[int] = []
-        for c in cs:
-            if joined and size * (joined[-1] + c) <= limit:
-                joined[-1] += c
-            else:
-                joined.append(c)
-        out[k] = tuple(joined)
-        break
-    return tuple(out)
-
-
-def _chunk_size() -> int:
-    import dask
-    from dask.utils import parse_bytes
-
-    return int(parse_bytes(dask.config.get("array.chunk-size")))
 
 
 def write_chunk(

@@ -138,14 +138,19 @@ def done(*_: Any) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) -> Any:
+def streamed_writes(
+    x: Any, target: Any, region: Sequence[slice] | None = None, hold: int = 0
+) -> Any:
     """A delayed object that writes the dask array ``x`` (any chunks) into the zarr array
     ``target`` (``x``'s shape, any regular chunks or shards), over ``region`` (element
     slices on ``target``'s chunk bounds; all of it by default), each zarr chunk (each shard
-    of a sharded array) written whole by one task, each block of ``x`` computed once (twice
-    where tasks far away read it too, or where a late pad owns a chunk of which it has
-    the larger part; :class:`daskpad.store.writing.blockgraph.BlockGraph`). None for an array
-    without elements."""
+    of a sharded array) written whole by one task, each block of ``x`` computed once.
+
+    Where tasks far away read a block too, or where a late pad owns a chunk of which it
+    has the larger part (:class:`daskpad.store.writing.blockgraph.BlockGraph`), that block
+    is computed twice, unless the blocks that would then be held until the far or late
+    tasks run (:func:`held_bytes`) fit in ``hold`` bytes: then they are held, and every
+    block is computed once. None for an array without elements."""
     import uuid
 
     if x.size == 0:
@@ -156,7 +161,8 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
     ranges = None if region is None else chunk_ranges(chunks, region)
     blocks = tuple(tuple(int(n) for n in c) for c in x.chunks)
     graph = BlockGraph(x)
-    late = graph.owned_late(involved(blocks, chunks, ranges))
+    held = hold > 0 and held_bytes(graph, blocks, chunks, ranges, x.dtype.itemsize) <= hold
+    late = frozenset() if held else graph.owned_late(involved(blocks, chunks, ranges))
     steps = [
         (
             j.index,
@@ -167,7 +173,26 @@ def streamed_writes(x: Any, target: Any, region: Sequence[slice] | None = None) 
         for j in jobs(blocks, chunks, ranges, late)
     ]
     name = f"daskpad-store-{uuid.uuid4().hex}"
-    return graph.program(steps, write_owned, done, name, late=late)
+    return graph.program(steps, write_owned, done, name, late=late, shared=held)
+
+
+def held_bytes(
+    graph: BlockGraph,
+    blocks: tuple[tuple[int, ...], ...],
+    chunks: tuple[tuple[int, ...], ...],
+    ranges: Sequence[range] | None,
+    itemsize: int,
+) -> int:
+    """The bytes of the blocks a streamed write holds, rather than computes again, until
+    the tasks far away or late that read them run (an upper bound): the blocks far tasks
+    read, and those that would wait for a late block."""
+    far = graph.read_far()
+    late = graph.late_blocks
+    waiting = {j.index for j in jobs(blocks, chunks, ranges) if set(j.waits) & late}
+    total = 0
+    for index in far | waiting:
+        total += int(np.prod([b[i] for b, i in zip(blocks, index)])) * itemsize
+    return total
 
 
 def _regular(n: int, size: int) -> list[int]:

@@ -155,6 +155,9 @@ class TilePlan:
         """Per tile, the dask collections that write it."""
         import xarray as xr
 
+        # one computation: half the budget may hold, rather than read again, the blocks
+        # that tasks far away or late read (a wrapped pad's), shared by the arrays
+        hold = self.budget // (2 * max(1, len(targets))) if self.whole else 0
         for group, region in self.tiling.regions():
             if not group.dims and ds is not None:
                 yield []  # a dataset's scalars, written with the metadata
@@ -164,7 +167,7 @@ class TilePlan:
             encoded = {}
             for name in group.names:
                 if name in targets:
-                    writes += write_region(sources[name], targets[name], where)
+                    writes += write_region(sources[name], targets[name], where, hold)
                 else:
                     assert ds is not None
                     # attrs too: the store has them, and xarray's region write takes the
@@ -202,7 +205,7 @@ def _run(
 
 
 def write_region(
-    source: da.Array, target: zarr.Array[Any], region: tuple[slice, ...]
+    source: da.Array, target: zarr.Array[Any], region: tuple[slice, ...], hold: int = 0
 ) -> list[Any]:
     """The dask collections that write ``source[region]`` into ``target[region]``:
     ``source`` is the array of the blocks a variable was made of (its tiling's: for a
@@ -210,7 +213,7 @@ def write_region(
     and written into the zarr chunks it overlaps, each chunk whole by one task
     (:mod:`daskpad.store.writing.stream`); ``region`` is on the target's chunk bounds.
     Empty for an array without elements."""
-    writes = streamed_writes(source, target, region)
+    writes = streamed_writes(source, target, region, hold)
     return [] if writes is None else [writes]
 
 
