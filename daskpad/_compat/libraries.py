@@ -154,10 +154,9 @@ def fused_codecs() -> AbstractContextManager[object]:
     import contextlib
 
     import zarr
+    import zarr.core.codec_pipeline as pipelines
 
-    try:
-        from zarr.core.codec_pipeline import FusedCodecPipeline  # noqa: F401
-    except ImportError:
+    if not hasattr(pipelines, "FusedCodecPipeline"):
         return contextlib.nullcontext()
     if zarr.config.get("codec_pipeline.path", _BATCHED) != _BATCHED:
         return contextlib.nullcontext()

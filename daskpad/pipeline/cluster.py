@@ -118,16 +118,24 @@ def _cluster(client: Any, options: PadOptions) -> Cluster:
         return Cluster(_connect(client, options.scheduler, options.scheduler_timeout), own=False)
     # a local cluster: no dashboard port to fight over, and the same quiet workers;
     # Ctrl-C or SIGTERM while the workers start: acted on once they are up (closed)
-    started = held_while(
-        lambda: client(
+    started = held_while(lambda: _local(client, options), undo=lambda client: client.close())
+    return Cluster(started, own=True)  # closed first when a run stops
+
+
+def _local(client: Any, options: PadOptions) -> Any:
+    """A client of a local cluster of ``--workers`` processes of one thread each, whose
+    workers do not sample their own stacks (distributed's statistical profiler: a thread
+    per worker that wakes every few milliseconds, on the cores the run's codecs need; a
+    local cluster started for one run has no dashboard to show the profile in)."""
+    import dask
+
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return client(
             n_workers=options.workers,
             threads_per_worker=1,
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,
-        ),
-        undo=lambda client: client.close(),
-    )
-    return Cluster(started, own=True)  # closed first when a run stops
+        )
 
 
 #: the levels of the loggers whose messages about a stopped run are not for its user

@@ -235,11 +235,11 @@ NOT_UNDER_QUERY_PLANNING = pytest.mark.xfail(
     reason="dask.array.store / deterministic tokens under dask's array-expr",
     strict=True,
 )
-#: sections the runner alone measures, with no asv benchmark: rectilinear times whole
+#: sections the runner alone measures, with no asv benchmark: rectilinear and datasets time whole
 #: processes (``cp -r`` and the command, each started fresh, the disk synced between runs,
 #: optionally with the input evicted), which asv's timings of its own process cannot; the
 #: command under asv is ``bench_cli.Command``
-RUNNER_ONLY = {"bench_rectilinear"}
+RUNNER_ONLY = {"bench_rectilinear", "bench_datasets"}
 MARKS = {
     "bench_cluster": [
         pytest.mark.cluster,

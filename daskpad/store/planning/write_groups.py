@@ -68,13 +68,13 @@ def groups(
             out[k] = (sum(cs),) if cs else cs
             size *= sum(cs)
             continue
-        joined: list[int] = []
+        merged: list[int] = []
         for c in cs:
-            if joined and size * (joined[-1] + c) <= limit:
-                joined[-1] += c
+            if merged and size * (merged[-1] + c) <= limit:
+                merged[-1] += c
             else:
-                joined.append(c)
-        out[k] = tuple(joined)
+                merged.append(c)
+        out[k] = tuple(merged)
         break
     return tuple(out)
 

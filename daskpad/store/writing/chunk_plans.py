@@ -455,6 +455,8 @@ def chunk_writes(
     ``group_bytes``, by default dask's ``array.chunk-size``) in one call to zarr, which
     encodes and stores them concurrently: a pad is mostly chunks far smaller than the
     input's, and zarr's cost per call is then most of the time."""
+    import dask.array as da
+
     if group_bytes is None:
         group_bytes = chunk_size()
     data = own_grid(data)  # (the blocks it was made of, each read by one group)
@@ -472,8 +474,9 @@ def chunk_writes(
         part = regrid(data[region], grouped)
         offset = tuple(int(s.start) for s in region)
         writes.append(
-            part.map_blocks(
+            da.map_blocks(
                 write_chunk,
+                part,
                 target=target,
                 offset=offset,
                 dtype=bool,
