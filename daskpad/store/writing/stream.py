@@ -21,7 +21,8 @@ holds the boundary between them, which has one owner; across axes a cycle would 
 along some axis. What is held besides the blocks being written is the parts handed on, at
 most :func:`daskpad.store.planning.ownership.handed_bytes` (for chunks no larger than blocks, at
 most half of each block along each axis). Where other tasks far away read a block too, it
-is computed again for its write rather than held.
+is computed again for its write rather than held, unless the write may hold such blocks
+(``hold`` bytes: a write in one computation holds them within half its memory budget).
 
 A pad made of a statistic of the whole axis is *late*: it waits for every block along
 the axis (a linear ramp, for every block of its face, whose steps numpy checks all at
@@ -30,7 +31,8 @@ statistic, an edge) is computed inside the block's own write, and the chunks wit
 of a late pad are owned by the pad, which reads again the block that would have owned the
 chunk (the block beside the pad, where it has the larger part of the chunk), so that no
 block waits for a late one: each block is read once, those few twice, none held
-(:class:`daskpad.store.writing.blockgraph.BlockGraph`).
+(:class:`daskpad.store.writing.blockgraph.BlockGraph`). Where ``hold`` holds them, the
+blocks own their chunks as any others and wait for the late pads: each read once.
 
 The geometry (which block owns which chunk, what it hands on) is plain Python in
 :mod:`daskpad.store.planning.ownership`; the kernel here (:func:`write_owned`) is plain numpy and

@@ -71,6 +71,16 @@ class TilePlan:
         """Written in one computation."""
         return self.tiling.whole
 
+    @property
+    def hold(self) -> int:
+        """The bytes each streamed array may hold, rather than read again, of the blocks
+        that tasks far away or late read: in one computation, half the budget, shared by
+        the arrays; none in tiles."""
+        if not self.whole:
+            return 0
+        streamed = [n for g, _ in self.tiling.shapes for n in g.streamed] or [""]
+        return self.budget // (2 * len(streamed))
+
     def describe(self) -> str:
         """How the plan writes, in words."""
         if self.whole:
@@ -155,9 +165,7 @@ class TilePlan:
         """Per tile, the dask collections that write it."""
         import xarray as xr
 
-        # one computation: half the budget may hold, rather than read again, the blocks
-        # that tasks far away or late read (a wrapped pad's), shared by the arrays
-        hold = self.budget // (2 * max(1, len(targets))) if self.whole else 0
+        hold = self.hold
         for group, region in self.tiling.regions():
             if not group.dims and ds is not None:
                 yield []  # a dataset's scalars, written with the metadata
