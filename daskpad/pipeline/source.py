@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from daskpad._compat.zarr_io import SyncReads
 from daskpad.core.regrid import regrid
 from daskpad.pipeline.options import PadOptions
 from daskpad.pipeline.refusals import Refused, located, with_notes
@@ -73,7 +74,7 @@ def open_source(src: Location, kind: str, chunks: Mapping[str, int] | None = Non
             # A store without consolidated metadata is fine (zarr writes none by itself).
             warnings.filterwarnings("ignore", "Failed to open Zarr store with consolidated")
             try:
-                return xr.open_dataset(
+                ds = xr.open_dataset(
                     src.zarr_store(read_only=True),
                     engine="zarr",
                     chunks=dict(chunks or {}),
@@ -83,6 +84,7 @@ def open_source(src: Location, kind: str, chunks: Mapping[str, int] | None = Non
             except KeyError as e:
                 # zarr v2 arrays without the _ARRAY_DIMENSIONS attribute xarray needs
                 raise Refused(f"cannot read SRC {src.text!r} as a dataset: {e.args[0]}") from e
+        return _read_in_calling_thread(ds, src)
     where: Any = src.path if src.local else src.fs.open(src.path, "rb")
     try:
         return xr.open_dataset(where, chunks=dict(chunks or {}), **undecoded)
@@ -163,8 +165,34 @@ def _open_array(src: Location, chunks: Mapping[str, int] | None) -> Any:
     # (dask.array.from_zarr is not in array-expr; the name spares hashing the data)
     where = str(src.local_path.resolve()) if src.local else src.fs.unstrip_protocol(src.path)
     name = f"zarr-{tokenize(where, wanted, z.shape, str(z.dtype))}"
-    data = da.from_array(z, chunks=wanted, name=name)
+    data = da.from_array(SyncReads(z), chunks=wanted, name=name, lock=False)
     return xr.Dataset({ARRAY_VARIABLE: xr.Variable(dims, data, attrs)})
+
+
+def _read_in_calling_thread(ds: Any, src: Location) -> Any:
+    """``ds`` (opened from the zarr store SRC, undecoded) with each variable that dask
+    reads from a zarr array of its shape and type read by :class:`SyncReads` in the same
+    blocks: in dask's threads, rather than on zarr's event loop and its threads."""
+    import dask.array as da
+    import zarr
+    from dask.base import tokenize
+
+    group = zarr.open_group(src.zarr_store(read_only=True), mode="r")
+    where = str(src.local_path.resolve()) if src.local else src.fs.unstrip_protocol(src.path)
+    swapped = {}
+    for name, var in ds.variables.items():
+        if not isinstance(var.data, da.Array) or var.ndim == 0 or var.dtype.kind not in "biufc":
+            continue
+        z = group.get(str(name))
+        if not isinstance(z, zarr.Array) or z.shape != var.shape or z.dtype != var.dtype:
+            continue
+        token = tokenize(where, var.data.name, var.chunks)
+        data = da.from_array(SyncReads(z), chunks=var.chunks, name=f"zarr-{token}", lock=False)
+        swapped[name] = var.copy(deep=False, data=data)
+    if not swapped:
+        return ds
+    coords = {k: v for k, v in swapped.items() if k in ds.coords}
+    return ds.assign_coords(coords).assign({k: v for k, v in swapped.items() if k not in coords})
 
 
 def select_variables(ds: Any, names: list[str]) -> Any:

@@ -54,6 +54,7 @@ from daskpad._compat.libraries import (
     regular_grid,
     zarr_encoded,
 )
+from daskpad._compat.zarr_io import write_region
 from daskpad.core.ndarrays import Values
 from daskpad.core.regrid import own_grid, regrid
 from daskpad.store.objects.copier import Copier, copying_in_background, stored_sizes
@@ -501,7 +502,7 @@ def write_chunk(
     where = block_info[0]["array-location"]
     region = tuple(slice(o + a, o + b) for o, (a, b) in zip(offset, where))
     values = np.asarray(block) if encoding is None else zarr_encoded(block, *encoding)
-    target[region] = values
+    write_region(target, region, values)  # (in this thread, where zarr can)
     return np.ones((1,) * block.ndim, bool)
 
 

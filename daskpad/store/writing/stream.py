@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from daskpad._compat.zarr_io import sync_io, write_region
 from daskpad.store.planning.ownership import Index, Owned, chunk_ranges, involved, jobs
 from daskpad.store.writing.blockgraph import BlockGraph
 
@@ -89,8 +90,9 @@ def write_owned(
 
 
 class _Put:
-    """Writes a chunk into a zarr array, skipping zarr's look for a chunk of nothing but
-    the fill value where the chunk surely has other values.
+    """Writes a chunk into a zarr array, in the calling thread where zarr has a synchronous
+    form of the write (:func:`daskpad._compat.zarr_io.write_region`), skipping zarr's look
+    for a chunk of nothing but the fill value where the chunk surely has other values.
 
     Unless an array is configured to ``write_empty_chunks``, zarr (3) compares each chunk
     it writes, padded to the chunk's shape with the fill value, element by element with
@@ -103,15 +105,12 @@ class _Put:
     def __init__(self, target: Any) -> None:
         self.target = target
         self.fill = getattr(target, "fill_value", None)
-        with_config = getattr(target, "with_config", None)  # zarr 3
-        self.eager = None if with_config is None else with_config({"write_empty_chunks": True})
+        self.io = sync_io(target)
+        self.eager = hasattr(target, "with_config")  # (zarr 3)
 
     def __call__(self, region: Any, value: Any) -> None:
-        eager = self.eager
-        if eager is not None and not_fill(value, self.fill):
-            eager[region] = value
-        else:
-            self.target[region] = value
+        empty = True if self.eager and not_fill(value, self.fill) else None
+        write_region(self.target, region, value, empty, io=self.io)
 
 
 def not_fill(value: Any, fill: Any) -> bool:
