@@ -694,3 +694,14 @@ def test_a_rectilinear_dst_copies_whole_chunks_in_the_store(
     assert got & (set(chunks) - interior)  # (the pads' reads are in the log: it is complete)
     assert not got & interior, sorted(got & interior)
     assert copied == set(chunks)
+
+
+def test_a_local_locations_size_is_the_bytes_of_its_files(tmp_path):
+    root = tmp_path / "a.zarr"
+    (root / "t" / "c" / "0").mkdir(parents=True)
+    (root / "zarr.json").write_bytes(b"x" * 10)
+    (root / "t" / "c" / "0" / "1").write_bytes(b"y" * 1000)
+    (root / "t" / "c" / "0" / "2").write_bytes(b"")
+    (root / "link").symlink_to(root / "t")  # (a link to a folder is not followed)
+    assert locate(str(root)).size() == 1010
+    assert locate(str(tmp_path / "missing")).size() == 0

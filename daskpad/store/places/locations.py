@@ -22,6 +22,7 @@ Writing a new store so that nothing half-written ever opens:
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,7 +170,7 @@ class Location:
     def size(self) -> int:
         """Bytes stored under the location."""
         if self.local:
-            return sum(p.stat().st_size for p in self.local_path.rglob("*") if p.is_file())
+            return _tree_bytes(str(self.local_path))
         return int(self.fs.du(self.path, total=True))
 
     def zarr_store(self, read_only: bool = False) -> Any:
@@ -185,6 +186,22 @@ class Location:
             storage_options=dict(self.options),
             read_only=read_only,
         )
+
+
+def _tree_bytes(root: str) -> int:
+    """Bytes in the files under the local folder ``root`` (one stat per file); 0 where
+    there is no folder."""
+    if not os.path.isdir(root):
+        return 0
+    total, folders = 0, [root]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    folders.append(e.path)
+                elif e.is_file():
+                    total += e.stat().st_size
+    return total
 
 
 def locate(text: str, options: Mapping[str, Any] | None = None, what: str = "") -> Location:
