@@ -43,9 +43,10 @@ class Mode:
     family
         The family of graph builder that produces its pad blocks (registered with it,
         :data:`BUILDERS`):
-        ``"fill"`` (constant/empty: no input data), ``"gather"`` (values copied or
-        reflected from the array: edge, reflect, symmetric, wrap), ``"ramp"``
-        (linear_ramp) and ``"stat"`` (maximum, mean, median, minimum).
+        ``"fill"`` (constant/empty: no input data), ``"edge"`` (the edge element
+        repeated), ``"gather"`` (values copied or reflected from the array: reflect,
+        symmetric, wrap), ``"ramp"`` (linear_ramp) and ``"stat"`` (maximum, mean, median,
+        minimum).
     needs_data
         Whether the mode reads the array, so it cannot extend an axis of length 0.
     stat

@@ -5,7 +5,7 @@ workers) and its fill program, registered in :mod:`daskpad.core.registry` on imp
 module             modes                                       builder family
 =================  ==========================================  ======================
 ``constant``       constant, empty                             ``"fill"``
-``edge``           edge                                        ``"gather"``
+``edge``           edge                                        ``"edge"``
 ``reflect``        reflect, symmetric, wrap                    ``"gather"``
 ``ramp``           linear_ramp                                 ``"ramp"``
 ``statistics``     maximum, mean, median, minimum              ``"stat"``

@@ -1,5 +1,5 @@
-"""reflect, symmetric and wrap (and edge, :mod:`daskpad.modes.edge`): pads copied from the
-array, block by block.
+"""reflect, symmetric and wrap: pads copied from the array, block by block (edge, which
+repeats one element, has a builder and kernel of its own: :mod:`daskpad.modes.edge`).
 
 numpy.pad fills a reflecting, symmetric or wrapping pad wider than the axis in rounds, each
 round copying from what the rounds before wrote. A *fill program* (:func:`fill_program`),
@@ -218,12 +218,12 @@ def needed_ranges(program: Program, start: int, stop: int) -> list[tuple[int, in
 
 
 def _reflect_type(plan: PadPlan) -> str:
-    """The plan's ``reflect_type`` (edge and wrap take none: ``"even"``)."""
+    """The plan's ``reflect_type`` (wrap takes none: ``"even"``)."""
     return str(plan.options.get("reflect_type", "even"))
 
 
 def build_gather(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -> Sides:
-    """edge, reflect, symmetric, wrap: each block reads the input elements it maps to."""
+    """reflect, symmetric, wrap: each block reads the input elements it maps to."""
     assert plan.mode is not None
     program = fill_program(plan.mode.name, ap.length, ap.before, ap.after, _reflect_type(plan))
     bounds = np.cumsum((0, *x.chunks[ap.axis]))
@@ -251,9 +251,8 @@ def build_gather(x: BlockGrid, ap: AxisPlan, plan: PadPlan, sides: SideChunks) -
 def align(ap: AxisPlan, plan: PadPlan, input_chunks: Sequence[int], side: int) -> list[int] | None:
     """Where the even copying modes cut a pad side so that every block is a view of one
     input block (:func:`daskpad.core.chunks.pad_layout`): the starts of the runs its fill
-    program copies from one input chunk; None for odd reflection (computed, not copied)
-    and for edge (every block is a broadcast of one element: any cut will do)."""
-    if _reflect_type(plan) == "odd" or plan.mode is None or plan.mode.name == "edge":
+    program copies from one input chunk; None for odd reflection (computed, not copied)."""
+    if _reflect_type(plan) == "odd" or plan.mode is None:
         return None
     program = fill_program(plan.mode.name, ap.length, ap.before, ap.after, _reflect_type(plan))
     bounds = np.cumsum((0, *input_chunks)).tolist()
@@ -280,12 +279,13 @@ def gather_block(
     ``pieces`` are slices of the array along ``axis`` holding the data indices
     ``piece_starts[i] ..`` (sorted, disjoint); together they hold every index
     :func:`needed_ranges` lists for these positions. Runs of consecutive indices (forwards for
-    wrap, backwards for a reflection) are taken as slices and a repeated index (edge) as a
-    broadcast, so a block that is one run is a view of the slab; the rest is gathered.
+    wrap, backwards for a reflection) are taken as slices and a repeated index (an axis of
+    length one reflected, which numpy pads as edge) as a broadcast, so a block that is one
+    run is a view of the slab; the rest is gathered.
     """
     reader = _Reader(pieces, piece_starts, program, axis)
     # the even modes copy through the periodic map: a view of the slab where the block is
-    # one run (reflect, symmetric, wrap, edge), made read-only by the task that calls this
+    # one run (reflect, symmetric, wrap), made read-only by the task that calls this
     # (:func:`daskpad.core.kernels.read_only`); dask's final concatenation copies it
     positions = np.arange(start, stop, dtype=np.intp)
     if not program.odd:
@@ -327,8 +327,8 @@ class _Reader:
         if d.size and bool(np.all(i == i[0])):
             piece = pieces[int(i[0])]
             if d.size > 1 and type(piece) is np.ndarray and bool(np.all(local == local[0])):
-                # one element repeated (edge): a read-only broadcast view, as dask's own
-                # broadcast_to makes
+                # one element repeated (an axis of length one): a read-only broadcast
+                # view, as dask's own broadcast_to makes
                 one = piece[(*before, slice(int(local[0]), int(local[0]) + 1))]
                 return np.broadcast_to(one, self.shaped(d.size))
             return piece[(*before, _as_slice(local))]
