@@ -1,11 +1,12 @@
 """The one door to dask's internals.
 
 Everything daskpad needs from dask beyond its public collection API (``dask.array``'s
-functions, ``tokenize``, ``dask.config``) is a small primitive here: graph layers made on
-demand, tasks, renamed and copied graphs, the block index of a blockwise task, the layers
-of a classic graph, and the local scheduler's progress. Each primitive works with dask's
-classic graphs and with its array query planning (array-expr); a dask upgrade that moves an
-internal should touch this module only. ``tests/compat/test_dask.py`` checks each primitive in
+functions, ``tokenize``, ``dask.config``) is a small primitive here or in
+:mod:`daskpad._compat.lazy_layers` (graph layers made on demand): picked arrays, tasks,
+renamed and copied graphs, the block index of a blockwise task, the layers of a classic
+graph, and the local scheduler's progress. Each primitive works with dask's classic graphs
+and with its array query planning (array-expr); a dask upgrade that moves an internal
+should touch these modules only. ``tests/compat/test_dask.py`` checks each primitive in
 both graph modes, and that no other module reaches past this door.
 """
 
@@ -43,135 +44,6 @@ def query_planning() -> bool:
     except ImportError:  # older dask: classic graphs only
         return False
     return bool(array_expr_enabled())
-
-
-# --------------------------------------------------------------------------------------
-# graphs made on demand (classic graphs)
-# --------------------------------------------------------------------------------------
-
-
-class LazyLayer(Mapping[Hashable, object]):
-    """A graph layer over a block grid whose tasks are made on demand by ``make(index)``;
-    ``laid_out_from``: see :func:`daskpad._compat.layouts.laid_out_from`."""
-
-    def __init__(
-        self,
-        name: str,
-        numblocks: Sequence[int],
-        make: Callable[[tuple[int, ...]], object],
-        laid_out_from: da.Array | None = None,
-    ):
-        self.name = name
-        self.numblocks = tuple(numblocks)
-        self.make = make
-        self.laid_out_from = laid_out_from
-
-    def __getitem__(self, key: Hashable) -> object:
-        if not (
-            isinstance(key, tuple)
-            and len(key) == len(self.numblocks) + 1
-            and key[0] == self.name
-            and all(
-                isinstance(i, (int, np.integer)) and 0 <= i < n
-                for i, n in zip(key[1:], self.numblocks)
-            )
-        ):
-            raise KeyError(key)
-        return self.make(tuple(int(i) for i in key[1:]))
-
-    def __iter__(self) -> Iterator[Hashable]:
-        for index in itertools.product(*(range(n) for n in self.numblocks)):
-            yield (self.name, *index)
-
-    def __len__(self) -> int:
-        return int(np.prod(self.numblocks, dtype=np.int64))
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # the task-making closure does not pickle; what it makes does (and anything that
-        # pickles a graph is about to materialise it anyway)
-        return (dict, (dict(self),))
-
-
-class SparseLazyLayer(Mapping[Hashable, object]):
-    """A graph layer of keys ``(name, *ints)`` that ``keys()`` lists and ``make(ints)``
-    turns into tasks on demand (raising ``KeyError`` for any other)."""
-
-    def __init__(
-        self,
-        name: str,
-        make: Callable[[tuple[int, ...]], object],
-        keys: Callable[[], Iterator[tuple[int, ...]]],
-    ):
-        self.name = name
-        self.make = make
-        self.keys_ = keys
-        self._listed: tuple[Hashable, ...] | None = None  # the keys, once asked for
-
-    def _keys(self) -> tuple[Hashable, ...]:
-        if self._listed is None:
-            self._listed = tuple((self.name, *index) for index in self.keys_())
-        return self._listed
-
-    def __getitem__(self, key: Hashable) -> object:
-        if not (
-            isinstance(key, tuple)
-            and key[:1] == (self.name,)
-            and all(isinstance(i, (int, np.integer)) and i >= 0 for i in key[1:])
-        ):
-            raise KeyError(key)
-        return self.make(tuple(int(i) for i in key[1:]))
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self._keys())
-
-    def __len__(self) -> int:
-        return len(self._keys())
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (dict, (dict(self),))
-
-
-def lazy_array(
-    name: str,
-    chunks: Chunks,
-    make: Callable[[tuple[int, ...]], object],
-    dependencies: Sequence[da.Array],
-    meta: object,
-    below: Mapping[str, Mapping[Hashable, object]] | None = None,
-    reads: Mapping[str, Collection[str]] | None = None,
-    laid_out_from: da.Array | None = None,
-) -> da.Array:
-    """A classic-graph array named ``name`` whose blocks are the tasks ``make(index)``,
-    made on demand (:class:`LazyLayer`), reading keys of ``dependencies`` and of the extra
-    layers ``below`` (which read ``dependencies`` too); ``meta`` is its chunk type.
-
-    ``reads`` names, for ``name`` and the layers of ``below``, exactly the layers their
-    tasks read (dask's ``HighLevelGraph.validate`` checks the declared dependencies against
-    the tasks); a layer it leaves out reads the layers of every dependency, and ``name``
-    those of ``below`` too; ``laid_out_from`` is kept on the layer
-    (:func:`daskpad._compat.layouts.laid_out_from`)."""
-    from dask.highlevelgraph import HighLevelGraph
-
-    layer = LazyLayer(name, [len(c) for c in chunks], make, laid_out_from)
-    meta = meta_from_array(meta, ndim=len(chunks))
-    below = below or {}
-    if not below and not reads:
-        graph = HighLevelGraph.from_collections(
-            name,
-            layer,  # type: ignore[arg-type]  # a Mapping of keys to tasks, built on demand
-            dependencies=list(dependencies),  # type: ignore[arg-type]
-        )
-        return da.Array(graph, name, chunks, meta=meta)
-    deps = HighLevelGraph.merge(*(d.__dask_graph__() for d in dependencies))
-    under = {n for d in dependencies for n in d.__dask_layers__()}
-    needs: dict[str, set[str]] = {n: set(under) for n in below}
-    needs[name] = under | set(below)
-    needs.update({n: set(r) for n, r in (reads or {}).items()})
-    graph = HighLevelGraph(
-        {**deps.layers, **below, name: layer},  # type: ignore[dict-item]
-        {**deps.dependencies, **needs},
-    )
-    return da.Array(graph, name, chunks, meta=meta)
 
 
 @dataclass(frozen=True)

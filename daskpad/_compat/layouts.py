@@ -8,7 +8,8 @@ from typing import Any, cast
 
 import dask.array as da
 
-from daskpad._compat.graphs import Chunks, LazyLayer, query_planning
+from daskpad._compat.graphs import Chunks, query_planning
+from daskpad._compat.lazy_layers import LazyLayer
 
 #: the graph-growth threshold of :func:`one_stage_rechunk`: no rechunk plan reaches it
 ONE_STAGE = 2**62
@@ -24,7 +25,7 @@ def one_stage_rechunk(x: da.Array, chunks: Chunks) -> da.Array:
 def laid_out_from(y: Any) -> da.Array | None:
     """The array whose values the dask array ``y`` holds in other chunks, as ``y``'s own
     graph says, or None: with classic graphs, the array kept on the layer that makes
-    ``y``'s blocks (``laid_out_from`` of :func:`daskpad._compat.graphs.lazy_array`);
+    ``y``'s blocks (``laid_out_from`` of :func:`daskpad._compat.lazy_layers.lazy_array`);
     under query planning, the input of ``y``'s expression where that is a
     :func:`one_stage_rechunk`. It travels with ``y`` (its graph, its expression), not
     beside it in a table."""

@@ -38,11 +38,11 @@ from daskpad._compat.graphs import (
     Shifted,
     chunk_index,
     copy_of,
-    lazy_array,
     picked_array,
     task,
 )
 from daskpad._compat.layouts import one_stage_rechunk
+from daskpad._compat.lazy_layers import lazy_array
 from daskpad.core import kernels as k
 from daskpad.core.regrid import BlockKey, Chunks, _regrid_array
 

@@ -17,11 +17,8 @@ import numpy as np
 from dask.base import is_dask_collection, tokenize
 
 from daskpad._compat.forms import per_graph_mode
-from daskpad._compat.graphs import (
-    SparseLazyLayer,
-    lazy_array,
-)
 from daskpad._compat.layouts import laid_out_from, one_stage_rechunk
+from daskpad._compat.lazy_layers import SparseLazyLayer, lazy_array
 from daskpad.core import kernels as k
 from daskpad.core.ndarrays import Positions
 

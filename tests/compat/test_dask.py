@@ -16,6 +16,7 @@ from helpers import graphfacts
 
 import daskpad
 from daskpad._compat import graphs as _dask
+from daskpad._compat import lazy_layers as _lazy
 from daskpad._compat import schedulers
 
 PRIVATE = re.compile(
@@ -52,7 +53,7 @@ def test_lazy_array_makes_tasks_only_when_the_graph_is_read():
         made.append(index)
         return _dask.task(("lazy-a", *index), np.full, (2, 3), index[0] * 10 + index[1])
 
-    y = _dask.lazy_array("lazy-a", ((2, 2), (3, 3, 3)), make, [], np.empty((0, 0)))
+    y = _lazy.lazy_array("lazy-a", ((2, 2), (3, 3, 3)), make, [], np.empty((0, 0)))
     assert y.chunks == ((2, 2), (3, 3, 3)) and not made
     np.testing.assert_array_equal(y.blocks[1, 2].compute(), np.full((2, 3), 12))
     assert (1, 2) in made
@@ -126,8 +127,8 @@ def test_a_mark_is_found_where_graphs_have_layers():
 def test_lazy_array_reads_its_dependencies_and_layers_below():
     x = da.arange(6, chunks=3)
 
-    below = {"below-b": _dask.LazyLayer("below-b", (2,), lambda i: (np.negative, (x.name, *i)))}
-    y = _dask.lazy_array(
+    below = {"below-b": _lazy.LazyLayer("below-b", (2,), lambda i: (np.negative, (x.name, *i)))}
+    y = _lazy.lazy_array(
         "sum-b", ((3, 3),), lambda i: (np.add, ("below-b", *i), 1), [x], x._meta, below
     )
     np.testing.assert_array_equal(y.compute(), 1 - np.arange(6))
@@ -136,9 +137,9 @@ def test_lazy_array_reads_its_dependencies_and_layers_below():
 @classic_only
 def test_lazy_array_declares_exactly_the_layers_it_is_told_its_tasks_read():
     x, unread = da.arange(6, chunks=3), da.ones(6, chunks=3)
-    below = {"below-c": _dask.LazyLayer("below-c", (2,), lambda i: (np.negative, (x.name, *i)))}
+    below = {"below-c": _lazy.LazyLayer("below-c", (2,), lambda i: (np.negative, (x.name, *i)))}
     reads = {"sum-c": {"below-c"}, "below-c": {x.name}}
-    y = _dask.lazy_array(
+    y = _lazy.lazy_array(
         "sum-c", ((3, 3),), lambda i: (np.add, ("below-c", *i), 1), [x, unread], x._meta,
         below, reads,
     )  # fmt: skip
