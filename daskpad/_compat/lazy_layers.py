@@ -13,6 +13,8 @@ from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, S
 import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
+from dask.highlevelgraph import Layer, MaterializedLayer
+from dask.typing import Key
 
 from daskpad._compat.graphs import Chunks
 
@@ -33,7 +35,8 @@ class LazyLayer(Mapping[Hashable, object]):
         self.make = make
         self.laid_out_from = laid_out_from
 
-    def __getitem__(self, key: Hashable) -> object:
+    def _index(self, key: object) -> tuple[int, ...] | None:
+        """The block index of ``key``, or None where ``key`` is not one of the layer's."""
         if not (
             isinstance(key, tuple)
             and len(key) == len(self.numblocks) + 1
@@ -43,8 +46,18 @@ class LazyLayer(Mapping[Hashable, object]):
                 for i, n in zip(key[1:], self.numblocks)
             )
         ):
+            return None
+        return tuple(int(i) for i in key[1:])
+
+    def __getitem__(self, key: Hashable) -> object:
+        index = self._index(key)
+        if index is None:
             raise KeyError(key)
-        return self.make(tuple(int(i) for i in key[1:]))
+        return self.make(index)
+
+    def __contains__(self, key: object) -> bool:
+        # (Mapping's would make the task to answer)
+        return self._index(key) is not None
 
     def __iter__(self) -> Iterator[Hashable]:
         for index in itertools.product(*(range(n) for n in self.numblocks)):
@@ -98,6 +111,49 @@ class SparseLazyLayer(Mapping[Hashable, object]):
         return (dict, (dict(self),))
 
 
+class _MadeOnce(MaterializedLayer):
+    """A layer of tasks made on demand (:class:`LazyLayer`, :class:`SparseLazyLayer`) as a
+    graph layer: culled, each task it keeps is made once. (dask's generic cull asks a
+    layer for a key three times: whether it has it, its task and the task's dependencies;
+    a task made on demand would be made each time.)"""
+
+    def cull(
+        self, keys: set[Key], all_hlg_keys: Collection[Key]
+    ) -> tuple[Layer, Mapping[Key, set[Key]]]:
+        from dask._task_spec import GraphNode
+        from dask.core import keys_in_tasks
+
+        made = self.mapping
+        out: dict[Key, object] = {}
+        deps: dict[Key, set[Key]] = {}
+        work, seen = list(keys), set(keys)
+        while work:
+            key = work.pop()
+            try:
+                task = made[key]
+            except KeyError:  # another layer's
+                continue
+            out[key] = task
+            if isinstance(task, GraphNode):
+                deps[key] = set(task.dependencies)
+            else:  # (a task in dask's tuple form, which all_hlg_keys is given for)
+                deps[key] = set(keys_in_tasks(all_hlg_keys, [task]))
+            new = deps[key] - seen  # (keys of its own layer it reads, if any)
+            seen |= new
+            work += new
+        return MaterializedLayer(out, annotations=self.annotations), deps
+
+
+def _made_once(layer: Mapping[Hashable, object]) -> Layer:
+    """``layer`` as a graph layer; one whose tasks are made on demand culled by
+    :class:`_MadeOnce`."""
+    if isinstance(layer, Layer):
+        return layer
+    if isinstance(layer, (LazyLayer, SparseLazyLayer)):
+        return _MadeOnce(layer)
+    return MaterializedLayer(layer)
+
+
 def lazy_array(
     name: str,
     chunks: Chunks,
@@ -119,13 +175,13 @@ def lazy_array(
     (:func:`daskpad._compat.layouts.laid_out_from`)."""
     from dask.highlevelgraph import HighLevelGraph
 
-    layer = LazyLayer(name, [len(c) for c in chunks], make, laid_out_from)
+    layer = _made_once(LazyLayer(name, [len(c) for c in chunks], make, laid_out_from))
     meta = meta_from_array(meta, ndim=len(chunks))
     below = below or {}
     if not below and not reads:
         graph = HighLevelGraph.from_collections(
             name,
-            layer,  # type: ignore[arg-type]  # a Mapping of keys to tasks, built on demand
+            layer,
             dependencies=list(dependencies),  # type: ignore[arg-type]
         )
         return da.Array(graph, name, chunks, meta=meta)
@@ -135,7 +191,7 @@ def lazy_array(
     needs[name] = under | set(below)
     needs.update({n: set(r) for n, r in (reads or {}).items()})
     graph = HighLevelGraph(
-        {**deps.layers, **below, name: layer},  # type: ignore[dict-item]
+        {**deps.layers, **{n: _made_once(b) for n, b in below.items()}, name: layer},
         {**deps.dependencies, **needs},
     )
     return da.Array(graph, name, chunks, meta=meta)
