@@ -60,6 +60,28 @@ def test_lazy_array_makes_tasks_only_when_the_graph_is_read():
 
 
 @classic_only
+@pytest.mark.parametrize("form", ["tuple", "task"])
+def test_a_lazy_layer_makes_each_task_once_when_its_graph_is_optimised(form):
+    # dask's generic cull asks a layer for each key three times (has it, its task, the
+    # task's dependencies); a layer of tasks made on demand makes each one once
+    x = da.arange(12, chunks=3)
+    made = []
+
+    def make(index):
+        made.append(index)
+        if form == "tuple":  # dask's tuple form, reading another layer's key
+            return (np.negative, (x.name, index[0]))
+        return _dask.task(("lazy-once", *index), np.full, 3, index[0])
+
+    y = _lazy.lazy_array("lazy-once", ((3,) * 4,), make, [x], x._meta)
+    assert not made
+    _dask.optimized_graph([y[3:9].sum()])
+    assert sorted(made) == [(1,), (2,)]
+    want = -np.arange(3, 9) if form == "tuple" else np.repeat([1, 2], 3)
+    np.testing.assert_array_equal(y[3:9].compute(), want)
+
+
+@classic_only
 def test_picked_array_picks_blocks_and_fuses_with_its_consumer():
     x = da.arange(12, chunks=3) * 10
     order = (3, 0, 2, 1, 1, 2, 0, 3)  # every block of x picked twice
