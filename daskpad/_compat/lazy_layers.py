@@ -113,14 +113,23 @@ class SparseLazyLayer(Mapping[Hashable, object]):
 
 class _MadeOnce(MaterializedLayer):
     """A layer of tasks made on demand (:class:`LazyLayer`, :class:`SparseLazyLayer`) as a
-    graph layer: culled, each task it keeps is made once. (dask's generic cull asks a
-    layer for a key three times: whether it has it, its task and the task's dependencies;
-    a task made on demand would be made each time.)"""
+    graph layer: culled, each task it keeps is made once, and the others not at all.
+    (dask's generic cull asks a layer for a key three times: whether it has it, its task
+    and the task's dependencies; a task made on demand would be made each time. And
+    before culling, dask asks each layer whether it holds tasks in the tuple form by
+    looking at every task: see :attr:`has_legacy_tasks`.)"""
+
+    @property
+    def has_legacy_tasks(self) -> bool:  # type: ignore[override,unused-ignore]
+        # True without looking: dask's answer makes every task of the layer, where one in
+        # the tuple form may follow a million Task objects. True costs dask's cull a set
+        # of the graph's keys (keys, not tasks: a lazy layer lists them without making
+        # any), which it reads the dependencies of tasks in the tuple form against.
+        return True
 
     def cull(
         self, keys: set[Key], all_hlg_keys: Collection[Key]
     ) -> tuple[Layer, Mapping[Key, set[Key]]]:
-        from dask._task_spec import GraphNode
         from dask.core import keys_in_tasks
 
         made = self.mapping
@@ -134,10 +143,9 @@ class _MadeOnce(MaterializedLayer):
             except KeyError:  # another layer's
                 continue
             out[key] = task
-            if isinstance(task, GraphNode):
-                deps[key] = set(task.dependencies)
-            else:  # (a task in dask's tuple form, which all_hlg_keys is given for)
-                deps[key] = set(keys_in_tasks(all_hlg_keys, [task]))
+            # the keys of the graph it reads, as dask's generic cull finds them (a Task's
+            # dependencies; the keys in a task of the tuple form)
+            deps[key] = set(keys_in_tasks(all_hlg_keys, [task]))
             new = deps[key] - seen  # (keys of its own layer it reads, if any)
             seen |= new
             work += new
