@@ -13,7 +13,8 @@ from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, S
 import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
-from dask.highlevelgraph import Layer, MaterializedLayer
+from dask.core import keys_in_tasks
+from dask.highlevelgraph import HighLevelGraph, Layer, MaterializedLayer
 from dask.typing import Key
 
 from daskpad._compat.graphs import Chunks
@@ -130,8 +131,6 @@ class _MadeOnce(MaterializedLayer):
     def cull(
         self, keys: set[Key], all_hlg_keys: Collection[Key]
     ) -> tuple[Layer, Mapping[Key, set[Key]]]:
-        from dask.core import keys_in_tasks
-
         made = self.mapping
         out: dict[Key, object] = {}
         deps: dict[Key, set[Key]] = {}
@@ -181,8 +180,6 @@ def lazy_array(
     the tasks); a layer it leaves out reads the layers of every dependency, and ``name``
     those of ``below`` too; ``laid_out_from`` is kept on the layer
     (:func:`daskpad._compat.layouts.laid_out_from`)."""
-    from dask.highlevelgraph import HighLevelGraph
-
     layer = _made_once(LazyLayer(name, [len(c) for c in chunks], make, laid_out_from))
     meta = meta_from_array(meta, ndim=len(chunks))
     below = below or {}
