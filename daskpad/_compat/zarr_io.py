@@ -57,7 +57,7 @@ class SyncIO:
         ]
         return indexer, batch
 
-    def read(self, region: Region) -> np.ndarray[Any, Any]:
+    def get(self, region: Region) -> np.ndarray[Any, Any]:
         """The values of ``region`` (slices with steps of 1, one per dimension)."""
         indexer, batch = self._batch(region, self.config)
         meta = self.array._async_array.metadata
@@ -72,7 +72,7 @@ class SyncIO:
                 return np.asarray(self.array[region])  # (zarr's own error, naming them)
         return np.asarray(out.as_ndarray_like())
 
-    def write(self, region: Region, values: Any, write_empty: bool | None = None) -> None:
+    def put(self, region: Region, values: Any, write_empty: bool | None = None) -> None:
         """Store ``values`` in ``region`` (slices with steps of 1, one per dimension);
         with ``write_empty`` True or False, the array's ``write_empty_chunks`` taken as
         that for this write."""
@@ -124,7 +124,7 @@ def read_region(array: Any, region: Any, io: SyncIO | None = None) -> Any:
     slices = None if io is None else _slices(region, len(io.array.shape))
     if io is None or slices is None:
         return array[region]
-    return io.read(slices)
+    return io.get(slices)
 
 
 def write_region(
@@ -141,7 +141,7 @@ def write_region(
             target = array.with_config({"write_empty_chunks": write_empty})
         target[region] = values
         return
-    io.write(slices, values, write_empty)
+    io.put(slices, values, write_empty)
 
 
 class SyncReads:
