@@ -88,20 +88,27 @@ class SyncIO:
         self.pipeline.write_sync(batch, buffer, drop_axes=indexer.drop_axes)
 
 
+def sync_store(store: Any) -> bool:
+    """Whether the zarr ``store`` (a ``zarr.abc.store.Store``) has synchronous reads and
+    writes that a synchronous pipeline can call."""
+    import zarr.abc.store as stores
+
+    capable = getattr(stores, "_store_supports_sync_io", None)  # (zarr-python 3.4)
+    return capable is not None and bool(capable(store))
+
+
 def sync_io(array: Any) -> SyncIO | None:
     """The reads and writes of the zarr ``array`` in the calling thread, where its codec
     pipeline and store have synchronous forms; else None."""
-    import zarr.abc.store as stores
     import zarr.core.codec_pipeline as pipelines
     from zarr.core.buffer import default_buffer_prototype
 
     fused = getattr(pipelines, "FusedCodecPipeline", None)  # (zarr-python 3.4)
-    sync_capable = getattr(stores, "_store_supports_sync_io", None)
     aa: Any = getattr(array, "_async_array", None)
     pipeline = getattr(aa, "codec_pipeline", None)
-    if fused is None or sync_capable is None or not isinstance(pipeline, fused):
+    if fused is None or not isinstance(pipeline, fused):
         return None
-    if pipeline.sync_transform is None or not sync_capable(aa.store_path.store):
+    if pipeline.sync_transform is None or not sync_store(aa.store_path.store):
         return None
     config = aa.config
     if aa.metadata.zarr_format == 2:

@@ -8,12 +8,13 @@ alone, refused where it reads each chunk whole), and padded as
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from daskpad._compat.zarr_io import SyncReads
+from daskpad._compat.zarr_io import SyncReads, sync_io, sync_store
 from daskpad.core.regrid import regrid
 from daskpad.pipeline.options import PadOptions
 from daskpad.pipeline.refusals import Refused, located, with_notes
@@ -163,10 +164,14 @@ def _open_array(src: Location, chunks: Mapping[str, int] | None) -> Any:
     own = tuple(z.chunks)
     wanted = tuple((chunks or {}).get(d, c) for d, c in zip(dims, own))
     # (dask.array.from_zarr is not in array-expr; the name spares hashing the data)
-    where = str(src.local_path.resolve()) if src.local else src.fs.unstrip_protocol(src.path)
-    name = f"zarr-{tokenize(where, wanted, z.shape, str(z.dtype))}"
+    name = f"zarr-{tokenize(_where(src), wanted, z.shape, str(z.dtype))}"
     data = da.from_array(SyncReads(z), chunks=wanted, name=name, lock=False)
     return xr.Dataset({ARRAY_VARIABLE: xr.Variable(dims, data, attrs)})
+
+
+def _where(src: Location) -> str:
+    """SRC as one string for the names of the dask arrays that read it."""
+    return str(src.local_path.resolve()) if src.local else src.fs.unstrip_protocol(src.path)
 
 
 def _read_in_calling_thread(ds: Any, src: Location) -> Any:
@@ -177,14 +182,19 @@ def _read_in_calling_thread(ds: Any, src: Location) -> Any:
     import zarr
     from dask.base import tokenize
 
-    group = zarr.open_group(src.zarr_store(read_only=True), mode="r")
-    where = str(src.local_path.resolve()) if src.local else src.fs.unstrip_protocol(src.path)
+    store = src.zarr_store(read_only=True)  # (a local path: zarr's LocalStore)
+    if not isinstance(store, (str, os.PathLike)) and not sync_store(store):
+        return ds  # (an object store: zarr's own reads, as xarray makes them)
+    group = zarr.open_group(store, mode="r")
+    where = _where(src)
     swapped = {}
     for name, var in ds.variables.items():
         if not isinstance(var.data, da.Array) or var.ndim == 0 or var.dtype.kind not in "biufc":
             continue
         z = group.get(str(name))
         if not isinstance(z, zarr.Array) or z.shape != var.shape or z.dtype != var.dtype:
+            continue
+        if sync_io(z) is None:
             continue
         token = tokenize(where, var.data.name, var.chunks)
         data = da.from_array(SyncReads(z), chunks=var.chunks, name=f"zarr-{token}", lock=False)

@@ -115,3 +115,45 @@ def test_each_chunk_a_pad_reads_is_decoded_once(src, tmp_path, monkeypatch, case
         back = xr.open_zarr(tmp_path / "out.zarr").compute()
     expected = xr.open_zarr(src).pad2(**widths, mode=mode, **kwargs).compute()
     xr.testing.assert_identical(back, expected)
+
+
+@WRITES
+@pytest.mark.skipif(
+    not hasattr(zarr.core.codec_pipeline, "FusedCodecPipeline"),
+    reason="zarr-python has no synchronous pipeline (< 3.4)",
+)
+@pytest.mark.parametrize("grid", ["regular", pytest.param("rectilinear", marks=NEEDS)])
+def test_a_local_store_is_read_and_written_in_dasks_threads(src, tmp_path, monkeypatch, grid):
+    import threading
+
+    from zarr.storage import LocalStore
+
+    threads: set[threading.Thread] = set()
+    get, put = LocalStore.get_sync, LocalStore.set_sync
+
+    def seen(call):
+        def wrapped(self, key, *args, **kwargs):
+            if key.startswith("t/c/"):  # (the padded variable's chunks)
+                threads.add(threading.current_thread())
+            return call(self, key, *args, **kwargs)
+
+        return wrapped
+
+    monkeypatch.setattr(LocalStore, "get_sync", seen(get))
+    monkeypatch.setattr(LocalStore, "set_sync", seen(put))
+    options = PadOptions(
+        src=str(src),
+        dst=str(tmp_path / "out.zarr"),
+        widths={"lat": (2, 2), "lon": (3, 3)},
+        mode="wrap",
+        chunk_grid=grid,
+    )
+    plan_store(options).write()
+    # the chunks of t are read and written by dask's tasks, in the threads that run them,
+    # never handed to the threads of zarr's event loop ("asyncio_N") or of its codec pool
+    import zarr.core.codec_pipeline as pipelines
+
+    pool = getattr(pipelines, "_pool", None)
+    zarrs = set(getattr(pool, "_threads", ()))
+    assert threads, "no chunk of t was read or written"
+    assert not {t.name for t in threads if t in zarrs or t.name.startswith("asyncio")}
