@@ -19,7 +19,8 @@ Each round runs, in turn (the order rotating), in processes of their own:
 - the command on the regular grid (``regular``), with ``--chunk-grid rectilinear``
   (``rect``) and on the regular grid with ``--workers 2`` (``workers``).
 
-Seconds are whole processes (the command's start included), the input in the page cache
+Seconds are whole processes (the command's start included, its modules compiled to
+bytecode beforehand as an installed package's are), the input in the page cache
 and DST removed and the disk synced before each run; the copy floor is ``cp -r`` plus
 ``decode`` of the same round. Reported: medians over ``--repeat`` rounds, the ratios of
 the medians ``rect / copy floor``, ``regular / codec floor`` and ``workers / regular``,

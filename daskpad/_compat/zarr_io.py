@@ -13,14 +13,20 @@ Where an array's pipeline or store has no synchronous form (zarr-python before 3
 batched pipeline, an object store without synchronous IO), or for a selection other than
 slices, :func:`sync_io` is None and the callers use ``array[region]``: the values are
 zarr's either way.
+
+:class:`InPlaceStore` is the local store of a directory that one write fills and that is
+removed unless the write completes (the command's temporary store): its chunk files are
+written in place, where zarr writes each to a temporary file and renames it.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from zarr.storage import LocalStore
 
 Region = tuple[slice, ...]
 
@@ -163,3 +169,34 @@ class SyncReads:
 
     def __getitem__(self, region: Any) -> Any:
         return read_region(self.array, region)
+
+
+class InPlaceStore(LocalStore):
+    """zarr's ``LocalStore`` of a new directory that one write fills, and that is removed
+    unless the write completes (:func:`daskpad.store.places.locations.held_locally`): an
+    object written in the calling thread (``set_sync``, as :class:`SyncIO` writes) goes
+    straight to its file, where zarr writes a temporary file, renames it and makes its
+    folder again for every object. A file cut short by a crash is then possible, and
+    harmless: the directory is removed, or never opens (its metadata is written last).
+    zarr's asynchronous writes are its own."""
+
+    def set_sync(self, key: str, value: Any) -> None:
+        opened = getattr(self, "_ensure_open_sync", None)  # (zarr-python 3.4)
+        if opened is not None:
+            opened()
+        self._check_writable()
+        path = os.path.join(self.root, key)
+        view = memoryview(value.as_buffer_like()).cast("B")
+        try:
+            fd = os.open(path, _NEW_FILE, 0o666)
+        except FileNotFoundError:  # (the first object of its folder)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd = os.open(path, _NEW_FILE, 0o666)
+        try:
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+
+
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)

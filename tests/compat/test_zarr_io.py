@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from zarr.storage import LocalStore
 
 from daskpad._compat.libraries import fused_codecs, rectilinear_grids, rectilinear_support
-from daskpad._compat.zarr_io import SyncReads, read_region, sync_io, write_region
+from daskpad._compat.zarr_io import InPlaceStore, SyncReads, read_region, sync_io, write_region
 
 FUSED = hasattr(zarr.core.codec_pipeline, "FusedCodecPipeline")
 needs_fused = pytest.mark.skipif(not FUSED, reason="zarr-python has no fused pipeline (< 3.4)")
@@ -29,16 +29,14 @@ def _stored(path: Path) -> dict[str, bytes]:
     }
 
 
-def _array(path: Path, shape, chunks, *, fmt=3, order="C", shards=None, fill=0):
+def _array(path: Path, shape, chunks, *, fmt=3, order="C", shards=None, fill=0, kind=LocalStore):
     with fused_codecs():
         kwargs = {"zarr_format": fmt, "fill_value": fill}
         if fmt == 2:
             kwargs["order"] = order
         if shards is not None:
             kwargs["shards"] = shards
-        return zarr.create_array(
-            LocalStore(path), shape=shape, chunks=chunks, dtype="i4", **kwargs
-        )
+        return zarr.create_array(kind(path), shape=shape, chunks=chunks, dtype="i4", **kwargs)
 
 
 LAYOUTS = {
@@ -70,9 +68,10 @@ def test_reads_equal_zarrs_own_with_missing_chunks_filled(tmp_path, layout):
 @needs_fused
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("empty", [None, True, False])
-def test_writes_store_what_zarr_stores(tmp_path, layout, empty):
+@pytest.mark.parametrize("kind", [LocalStore, InPlaceStore])
+def test_writes_store_what_zarr_stores(tmp_path, layout, empty, kind):
     rng = np.random.default_rng(3)
-    ours = _array(tmp_path / "ours", (12, 16), (3, 4), fill=-7, **LAYOUTS[layout])
+    ours = _array(tmp_path / "ours", (12, 16), (3, 4), fill=-7, kind=kind, **LAYOUTS[layout])
     theirs = _array(tmp_path / "theirs", (12, 16), (3, 4), fill=-7, **LAYOUTS[layout])
     writes = [
         ((slice(0, 12), slice(0, 16)), rng.integers(-9, 9, (12, 16))),
@@ -130,6 +129,32 @@ def test_any_region_reads_and_writes_as_zarr_does(tmp_path_factory, data):
     theirs[region] = values
     assert _stored(where / "o") == _stored(where / "t")
     np.testing.assert_array_equal(read_region(ours, region), theirs[region])
+
+
+@needs_fused
+def test_an_in_place_store_writes_each_object_straight_to_its_file(tmp_path, monkeypatch):
+    import os
+    import pickle
+
+    a = _array(tmp_path / "a", (8, 8), (4, 4), kind=InPlaceStore)
+    renamed = []
+    monkeypatch.setattr(os, "replace", lambda *args: renamed.append(args))
+    monkeypatch.setattr(os, "rename", lambda *args: renamed.append(args))
+    monkeypatch.setattr(Path, "replace", lambda *args: renamed.append(args))
+    big = np.arange(64, dtype="i4").reshape(8, 8) * 1000
+    write_region(a, (slice(0, 8), slice(0, 8)), big)
+    before = _stored(tmp_path / "a")
+    assert len(before) == 4 and not renamed
+    write_region(a, (slice(0, 4), slice(0, 4)), np.ones((4, 4), "i4"))  # (shorter, in place)
+    after = _stored(tmp_path / "a")
+    assert after["c/0/0"] != before["c/0/0"] and len(after) == 4
+    expected = big.copy()
+    expected[:4, :4] = 1
+    np.testing.assert_array_equal(a[:], expected)
+    np.testing.assert_array_equal(read_region(a, (slice(0, 8), slice(0, 8))), expected)
+    assert not [p for p in (tmp_path / "a").rglob("*") if "partial" in p.name]
+    again = pickle.loads(pickle.dumps(a.store))
+    assert type(again) is InPlaceStore and again == a.store
 
 
 @needs_fused

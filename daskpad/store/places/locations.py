@@ -425,11 +425,12 @@ class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
 def held_locally(path: Path) -> HeldRoot:
     """A :class:`HeldRoot` over a new zarr store in the local directory ``path`` (made
     here): its chunks go to disk as they are written, its metadata documents when
-    :meth:`HeldRoot.publish` is called."""
-    from zarr.storage import LocalStore
+    :meth:`HeldRoot.publish` is called; written in place, the directory being removed
+    unless the write completes (:class:`daskpad._compat.zarr_io.InPlaceStore`)."""
+    from daskpad._compat.zarr_io import InPlaceStore
 
     path.mkdir()
-    return HeldRoot(LocalStore(path))
+    return HeldRoot(InPlaceStore(path))
 
 
 @contextlib.contextmanager
