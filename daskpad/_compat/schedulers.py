@@ -29,6 +29,20 @@ def distributed_client(collections: Sequence[object]) -> Client | None:
     return None if schedule is None else getattr(schedule, "__self__", None)
 
 
+def placed_graph(dsk: Mapping[object, object], where: Callable[[object], object]) -> object:
+    """The graph ``dsk`` as a distributed client takes it (``client.get``), each task
+    carrying the workers ``where(key)`` names (None: any) as a loose restriction: the
+    scheduler runs it there while one of them is up, elsewhere otherwise (a worker lost
+    and restarted under a new address). Given through a layer's annotations, the only
+    per-task form ``client.get`` reads."""
+    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+
+    layer = MaterializedLayer(
+        dict(dsk), annotations={"workers": where, "allow_other_workers": True}
+    )
+    return HighLevelGraph({"placed": layer}, {"placed": set()})
+
+
 def tasks_running(dask_worker: Worker, tag: str) -> int:
     """On a distributed worker (``client.run``): how many tasks whose key names end with
     ``tag`` it still runs (cancelled ones included: their thread goes on), read from the
