@@ -290,11 +290,15 @@ def compute_with_progress(collections: list[Any], client: Any, progress: bool) -
 
 
 def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[Any], Any]:
-    """Where each task of ``dsk`` runs: a layer's blocks (keys ``(name, i, j, ...)``) in
-    contiguous runs along the axis of most blocks, one run per worker, so that the blocks
-    a pad or a chunk joins are decoded and used on one worker, not sent between them (a
-    pad along other axes joins blocks of one run; along that axis, only the runs' ends
-    are sent). Other keys, and every key with fewer than two workers: anywhere (None)."""
+    """Where each task of ``dsk`` runs: the axis of most blocks of each layer (keys
+    ``(name, i, j, ...)``) cut into runs of neighbours, :data:`RUNS` per worker, dealt to
+    the workers in turn; a block goes to the run that holds its middle, as a fraction of
+    the layer's blocks along that axis, so that the layers cut alike: a block and the
+    blocks it reads and writes share a worker, whatever the size of each layer's blocks.
+    Thus the blocks a pad or a chunk joins are decoded and used on one worker, not sent
+    between them (along that axis, only at the runs' ends), and each worker gets blocks
+    from all along the axis, as costly as the others'. Other keys, and every key with
+    fewer than two workers: anywhere (None)."""
     spans: dict[Any, list[tuple[int, int]]] = {}
     for key in dsk:
         if isinstance(key, tuple) and len(key) > 1 and all(type(i) is int for i in key[1:]):
@@ -308,6 +312,8 @@ def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[
         name: max(range(len(span)), key=lambda d: span[d][1] - span[d][0])
         for name, span in spans.items()
     }
+    most = max((s[axis[k]][1] - s[axis[k]][0] + 1 for k, s in spans.items()), default=1)
+    runs = min(n * RUNS, most)
 
     def where(key: Any) -> list[str] | None:
         if n < 2 or not isinstance(key, tuple) or key[0] not in axis:
@@ -319,6 +325,11 @@ def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[
         i = key[1 + d]
         if type(i) is not int or not first <= i <= last:
             return None
-        return [workers[(i - first) * n // (last - first + 1)]]
+        run = int((i - first + 0.5) * runs / (last - first + 1))
+        return [workers[run % n]]
 
     return where
+
+
+#: the runs of neighbouring blocks each worker gets along a layer (:func:`neighbourhoods`)
+RUNS = 4
