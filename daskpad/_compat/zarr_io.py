@@ -67,6 +67,9 @@ class SyncIO:
         """The values of ``region`` (slices with steps of 1, one per dimension)."""
         indexer, batch = self._batch(region, self.config)
         meta = self.array._async_array.metadata
+        whole = self._whole_chunk(batch, indexer)
+        if whole is not None:
+            return whole
         out = self.prototype.nd_buffer.empty(
             shape=indexer.shape, dtype=meta.dtype.to_native_dtype(), order=self.config.order
         )
@@ -77,6 +80,22 @@ class SyncIO:
             ):
                 return np.asarray(self.array[region])  # (zarr's own error, naming them)
         return np.asarray(out.as_ndarray_like())
+
+    def _whole_chunk(self, batch: list[Any], indexer: Any) -> np.ndarray[Any, Any] | None:
+        """A region that is one stored chunk whole: its decoded values as they are, not
+        copied into an array of the region (zarr's scatter), read-only (dask's blocks are
+        not written to); else None."""
+        if len(batch) != 1 or indexer.drop_axes or self.pipeline.supports_partial_decode:
+            return None
+        getter, spec, _, _, complete = batch[0]
+        if not complete or tuple(spec.shape) != tuple(indexer.shape):
+            return None
+        raw = getter.get_sync(prototype=spec.prototype)
+        if raw is None:
+            return None  # (missing: zarr's fill)
+        values = np.asarray(self.pipeline.sync_transform.decode_chunk(raw, spec).as_ndarray_like())
+        native = self.array._async_array.metadata.dtype.to_native_dtype()
+        return values if values.dtype == native else values.astype(native)
 
     def put(self, region: Region, values: Any, write_empty: bool | None = None) -> None:
         """Store ``values`` in ``region`` (slices with steps of 1, one per dimension);

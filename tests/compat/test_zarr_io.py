@@ -67,6 +67,22 @@ def test_reads_equal_zarrs_own_with_missing_chunks_filled(tmp_path, layout):
 
 @needs_fused
 @pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_whole_chunk_is_read_as_decoded(tmp_path, layout):
+    a = _array(tmp_path / "a", (12, 16), (3, 4), fill=-7, **LAYOUTS[layout])
+    values = np.arange(12 * 16, dtype="i4").reshape(12, 16)
+    a[:9] = values[:9]
+    got = read_region(a, (slice(3, 6), slice(4, 8)))
+    np.testing.assert_array_equal(got, values[3:6, 4:8])
+    assert got.dtype == np.dtype("i4")
+    # (the decoded chunk itself, not a copy, except where a shard's codec reads parts)
+    assert got.flags.writeable == (layout == "sharded")
+    missing = read_region(a, (slice(9, 12), slice(0, 4)))  # (no chunk stored: the fill)
+    np.testing.assert_array_equal(missing, np.full((3, 4), -7))
+    assert missing.flags.writeable
+
+
+@needs_fused
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("empty", [None, True, False])
 @pytest.mark.parametrize("kind", [LocalStore, InPlaceStore])
 def test_writes_store_what_zarr_stores(tmp_path, layout, empty, kind):
