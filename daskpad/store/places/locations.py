@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from daskpad._compat.libraries import put_documents
+from daskpad._compat.zarr_io import InPlaceStore
 
 #: daskpad's extra that installs an object-store protocol's driver (fsspec's own message
 #: names the package)
@@ -427,8 +428,6 @@ def held_locally(path: Path) -> HeldRoot:
     here): its chunks go to disk as they are written, its metadata documents when
     :meth:`HeldRoot.publish` is called; written in place, the directory being removed
     unless the write completes (:class:`daskpad._compat.zarr_io.InPlaceStore`)."""
-    from daskpad._compat.zarr_io import InPlaceStore
-
     path.mkdir()
     return HeldRoot(InPlaceStore(path))
 
