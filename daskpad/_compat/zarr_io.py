@@ -26,7 +26,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from zarr.storage import LocalStore
+
+try:
+    from zarr.storage import LocalStore
+except ImportError:  # (zarr is an extra: without it, no store is written)
+    LocalStore = object  # type: ignore[assignment,misc]
 
 Region = tuple[slice, ...]
 
@@ -95,7 +99,10 @@ class SyncIO:
             return None  # (missing: zarr's fill)
         values = np.asarray(self.pipeline.sync_transform.decode_chunk(raw, spec).as_ndarray_like())
         native = self.array._async_array.metadata.dtype.to_native_dtype()
-        return values if values.dtype == native else values.astype(native)
+        values = values if values.dtype == native else values.astype(native)
+        view = values.view()  # (where a store hands out its own bytes: they stay as stored)
+        view.flags.writeable = False
+        return view
 
     def put(self, region: Region, values: Any, write_empty: bool | None = None) -> None:
         """Store ``values`` in ``region`` (slices with steps of 1, one per dimension);

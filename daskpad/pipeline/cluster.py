@@ -274,7 +274,7 @@ def compute_with_progress(collections: list[Any], client: Any, progress: bool) -
     # cluster's tasks are its own (:func:`stopping_first` waits for them); each block's
     # tasks placed with the blocks beside it (:func:`neighbourhoods`)
     dsk, keys = fresh_keys(collections)
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(client.nthreads())  # (every worker: scheduler_info lists a few)
     futures = client.get(placed_graph(dsk, neighbourhoods(dsk, workers)), keys, sync=False)
     try:
         if progress:
@@ -290,16 +290,19 @@ def compute_with_progress(collections: list[Any], client: Any, progress: bool) -
 
 
 def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[Any], Any]:
-    """Where each task of ``dsk`` runs: the axis of most blocks of each layer (keys
-    ``(name, i, j, ...)``) cut into runs of neighbours, :data:`RUNS` per worker, dealt to
-    the workers in turn; a block goes to the run that holds its middle, as a fraction of
-    the layer's blocks along that axis, so that the layers cut alike: a block and the
-    blocks it reads and writes share a worker, whatever the size of each layer's blocks.
-    Thus the blocks a pad or a chunk joins are decoded and used on one worker, not sent
-    between them (along that axis, only at the runs' ends), and each worker gets blocks
-    from all along the axis, as costly as the others'. Other keys, and every key with
-    fewer than two workers: anywhere (None)."""
+    """Where each task of ``dsk`` runs. The layers (keys ``(name, i, j, ...)``) of one
+    number of dimensions are cut along one axis, the longest of their largest layer:
+    into runs of neighbours, :data:`RUNS` per worker, dealt to the workers in turn. A
+    block goes to the run that holds its middle, as a fraction of its layer's blocks
+    along that axis, so that the layers cut alike: a block and the blocks it reads and
+    writes share a worker, whatever the size of each layer's blocks. Thus the blocks a
+    pad or a chunk joins are decoded and used on one worker, not sent between them (along
+    that axis, only at the runs' ends), and each worker gets blocks from all along the
+    axis, as costly as the others'. Anywhere (None): other keys, a layer with fewer blocks
+    along the axis than there are workers, and every key with fewer than two workers or
+    more workers than the largest layer has blocks along its axis."""
     spans: dict[Any, list[tuple[int, int]]] = {}
+    size: dict[Any, int] = {}
     for key in dsk:
         if isinstance(key, tuple) and len(key) > 1 and all(type(i) is int for i in key[1:]):
             span = spans.get(key[0])
@@ -307,25 +310,34 @@ def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[
                 spans[key[0]] = [(i, i) for i in key[1:]]
             elif len(span) == len(key) - 1:
                 spans[key[0]] = [(min(a, i), max(b, i)) for (a, b), i in zip(span, key[1:])]
+            size[key[0]] = size.get(key[0], 0) + 1
+    largest: dict[int, Any] = {}
+    for name, span in spans.items():
+        other = largest.get(len(span))
+        if other is None or size[name] > size[other]:
+            largest[len(span)] = name
+    axis = {}
+    for ndim, name in largest.items():
+        span = spans[name]
+        axis[ndim] = max(range(ndim), key=lambda d: span[d][1] - span[d][0])
     n = len(workers)
-    axis = {
-        name: max(range(len(span)), key=lambda d: span[d][1] - span[d][0])
-        for name, span in spans.items()
-    }
-    most = max((s[axis[k]][1] - s[axis[k]][0] + 1 for k, s in spans.items()), default=1)
-    runs = min(n * RUNS, most)
+    runs = {ndim: n * RUNS for ndim in axis}
+    for ndim, name in largest.items():
+        first, last = spans[name][axis[ndim]]
+        runs[ndim] = min(n * RUNS, last - first + 1)
 
     def where(key: Any) -> list[str] | None:
-        if n < 2 or not isinstance(key, tuple) or key[0] not in axis:
+        if n < 2 or not isinstance(key, tuple) or key[0] not in spans:
             return None
-        if len(key) - 1 != len(spans[key[0]]):
+        span = spans[key[0]]
+        if len(key) - 1 != len(span) or runs[len(span)] < n:
             return None
-        d = axis[key[0]]
-        first, last = spans[key[0]][d]
+        d = axis[len(span)]
+        first, last = span[d]
         i = key[1 + d]
-        if type(i) is not int or not first <= i <= last:
+        if type(i) is not int or not first <= i <= last or last - first + 1 < n:
             return None
-        run = int((i - first + 0.5) * runs / (last - first + 1))
+        run = int((i - first + 0.5) * runs[len(span)] / (last - first + 1))
         return [workers[run % n]]
 
     return where

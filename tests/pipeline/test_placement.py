@@ -4,6 +4,7 @@ workers in turn, so that the blocks a pad joins are decoded and used on one work
 
 from __future__ import annotations
 
+import dask
 import dask.array as da
 import numpy as np
 import pytest
@@ -31,10 +32,15 @@ def test_a_layers_blocks_go_in_runs_along_its_longest_axis():
         "w1"
     ] * 3 + ["w0"] * 3 + ["w1"] * 3 + ["w0"] * 3 + ["w1"] * 3
     assert all(where(("a", i, 0)) == where(("a", i, 2)) for i in range(24))
-    # (4 blocks along the axis 24 cut into 8 runs: each where its middle is)
-    assert [where(("b", 0, j))[0] for j in range(5, 9)] == ["w1"] * 4
+    # (a layer of the same dimensions is cut along the same axis, 0: one block along it,
+    # fewer than the workers, is placed anywhere)
+    assert all(where(("b", 0, j)) is None for j in range(5, 9))
     assert where("c") is None and where(("d", "x")) is None
     assert where(("a", 3)) is None  # (not a block of the layer's shape)
+    # a layer cut along the largest layer's axis, though longer along another
+    wide = neighbourhoods(dsk | {("e", i, j): None for i in range(2) for j in range(30)}, "ab")
+    assert all(wide(("e", 0, j)) == wide(("a", 6, 0)) for j in range(30))
+    assert all(wide(("e", 1, j)) == wide(("a", 18, 0)) for j in range(30))
     three = neighbourhoods(dsk, ["w0", "w1", "w2"])
     assert [three(("a", i, 0))[0] for i in range(6)] == ["w0"] * 2 + ["w1"] * 2 + ["w2"] * 2
     # a layer of 8 blocks, another of 2 along the same axis: cut alike
@@ -43,12 +49,15 @@ def test_a_layers_blocks_go_in_runs_along_its_longest_axis():
     assert [two(("y", i))[0] for i in range(2)] == [two(("x", 2))[0], two(("x", 6))[0]]
     one = neighbourhoods(dsk, ["w0"])
     assert one(("a", 0, 0)) is None
+    many = neighbourhoods(dsk, [f"w{k}" for k in range(30)])  # (more than 24 blocks)
+    assert many(("a", 0, 0)) is None
 
 
 def test_on_a_cluster_each_run_of_blocks_computes_on_its_own_worker():
     x = da.from_array(np.arange(48 * 12.0).reshape(48, 12), chunks=(4, 6))
     y = daskpad.pad(x, ((0, 0), (3, 3)), mode="wrap")  # (a pad joining both column blocks)
     with (
+        dask.config.set({"distributed.scheduler.work-stealing": False}),  # (exact places)
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
         ) as cluster,

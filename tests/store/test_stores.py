@@ -239,6 +239,35 @@ def test_held_root_holds_every_metadata_document(tmp_path):
     ]
 
 
+def test_held_root_holds_documents_written_synchronously(tmp_path):
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.storage import LocalStore
+
+    held = HeldRoot(LocalStore(tmp_path / "s.zarr"))
+    doc = default_buffer_prototype().buffer.from_bytes(b'{"zarr_format": 3}')
+    chunk = default_buffer_prototype().buffer.from_bytes(b"1234")
+    held.set_sync("a/zarr.json", doc)
+    held.set_sync("a/c/0", chunk)
+    on_disk = {str(p.relative_to(tmp_path / "s.zarr")) for p in tmp_path.rglob("*") if p.is_file()}
+    assert on_disk == {"a/c/0"}  # (the chunk, not the document)
+    assert held.get_sync("a/zarr.json").to_bytes() == b'{"zarr_format": 3}'
+    assert held.get_sync("a/c/0").to_bytes() == b"1234"
+    assert held.get_sync("b/zarr.json") is None
+    held.delete_sync("a/zarr.json")
+    assert held.get_sync("a/zarr.json") is None
+    held.delete_sync("a/c/0")
+    assert not (tmp_path / "s.zarr" / "a" / "c" / "0").exists()
+
+
+def test_daskpad_imports_without_zarr():
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['zarr'] = None; import daskpad; daskpad.pad"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
 def test_held_root_travels_with_the_store(tmp_path):
     import pickle
 

@@ -311,6 +311,9 @@ class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
     async def get(self, key: str, prototype: Any, byte_range: Any = None) -> Any:
         if not self.holds(key):
             return await self._store.get(key, prototype, byte_range)
+        return self._held_value(key, prototype, byte_range)
+
+    def _held_value(self, key: str, prototype: Any, byte_range: Any) -> Any:
         if key not in self._held:
             return None
         data = self._held[key]
@@ -345,6 +348,29 @@ class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
             self._held[key] = value.to_bytes()
             return
         await self._store.set(key, value)
+
+    def get_sync(self, key: str, *, prototype: Any = None, byte_range: Any = None) -> Any:
+        if not self.holds(key):
+            return self._store.get_sync(key, prototype=prototype, byte_range=byte_range)
+        if prototype is None:
+            from zarr.core.buffer import default_buffer_prototype
+
+            prototype = default_buffer_prototype()
+        return self._held_value(key, prototype, byte_range)
+
+    def set_sync(self, key: str, value: Any) -> None:
+        if self.holds(key):  # (held like those zarr's asynchronous writes make)
+            self._check_writable()
+            self._held[key] = value.to_bytes()
+            return
+        self._store.set_sync(key, value)
+
+    def delete_sync(self, key: str) -> None:
+        if self.holds(key):
+            self._check_writable()
+            self._held.pop(key, None)
+            return
+        self._store.delete_sync(key)
 
     async def set_if_not_exists(self, key: str, value: Any) -> None:
         if self.holds(key):
