@@ -62,6 +62,13 @@ def put_documents(store: Store, documents: Sequence[tuple[str, bytes]]) -> None:
         sync(store.set(key, proto.buffer.from_bytes(data)))
 
 
+def buffer_prototype() -> Any:
+    """zarr's default buffer prototype (what a store's reads make their buffers with)."""
+    from zarr.core.buffer import default_buffer_prototype
+
+    return default_buffer_prototype()
+
+
 def get_document(store: Store, key: str) -> bytes | None:
     """The bytes under ``key`` in the zarr ``store``, or None where there are none."""
     from zarr.core.buffer import default_buffer_prototype

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from daskpad._compat.libraries import put_documents
+from daskpad._compat.libraries import buffer_prototype, put_documents
 from daskpad._compat.zarr_io import InPlaceStore
 
 #: daskpad's extra that installs an object-store protocol's driver (fsspec's own message
@@ -352,11 +352,7 @@ class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
     def get_sync(self, key: str, *, prototype: Any = None, byte_range: Any = None) -> Any:
         if not self.holds(key):
             return self._store.get_sync(key, prototype=prototype, byte_range=byte_range)
-        if prototype is None:
-            from zarr.core.buffer import default_buffer_prototype
-
-            prototype = default_buffer_prototype()
-        return self._held_value(key, prototype, byte_range)
+        return self._held_value(key, prototype or buffer_prototype(), byte_range)
 
     def set_sync(self, key: str, value: Any) -> None:
         if self.holds(key):  # (held like those zarr's asynchronous writes make)
