@@ -54,10 +54,9 @@ def process_memory_limit() -> int | None:
 def put_documents(store: Store, documents: Sequence[tuple[str, bytes]]) -> None:
     """Write ``(key, bytes)`` into the zarr v3 ``store`` in order, synchronously, with
     zarr's default buffer (``zarr.core.buffer``, ``zarr.core.sync``)."""
-    from zarr.core.buffer import default_buffer_prototype
     from zarr.core.sync import sync
 
-    proto = default_buffer_prototype()
+    proto = buffer_prototype()
     for key, data in documents:
         sync(store.set(key, proto.buffer.from_bytes(data)))
 
@@ -71,10 +70,9 @@ def buffer_prototype() -> Any:
 
 def get_document(store: Store, key: str) -> bytes | None:
     """The bytes under ``key`` in the zarr ``store``, or None where there are none."""
-    from zarr.core.buffer import default_buffer_prototype
     from zarr.core.sync import sync
 
-    found = sync(store.get(key, prototype=default_buffer_prototype()))
+    found = sync(store.get(key, prototype=buffer_prototype()))
     return None if found is None else bytes(found.to_bytes())
 
 
@@ -218,14 +216,13 @@ def v3_document_of_v2(zarray: Mapping[str, JSON]) -> dict[str, JSON]:
     import dataclasses
     import json
 
-    from zarr.core.buffer import default_buffer_prototype
     from zarr.core.metadata.v2 import ArrayV2Metadata
     from zarr.metadata.migrate_v3 import _convert_array_metadata
 
     v2 = ArrayV2Metadata.from_dict(dict(zarray))
     if v2.fill_value is None:  # (zarr.core.chunk_utils.fill_value_or_default)
         v2 = dataclasses.replace(v2, fill_value=cast("Any", v2.dtype.default_scalar()))
-    v3 = _convert_array_metadata(v2).to_buffer_dict(default_buffer_prototype())
+    v3 = _convert_array_metadata(v2).to_buffer_dict(buffer_prototype())
     return cast("dict[str, JSON]", json.loads(v3["zarr.json"].to_bytes()))
 
 

@@ -316,14 +316,12 @@ def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[
         other = largest.get(len(span))
         if other is None or size[name] > size[other]:
             largest[len(span)] = name
-    axis = {}
+    n = len(workers)
+    axis, runs = {}, {}
     for ndim, name in largest.items():
         span = spans[name]
         axis[ndim] = max(range(ndim), key=lambda d: span[d][1] - span[d][0])
-    n = len(workers)
-    runs = {ndim: n * RUNS for ndim in axis}
-    for ndim, name in largest.items():
-        first, last = spans[name][axis[ndim]]
+        first, last = span[axis[ndim]]
         runs[ndim] = min(n * RUNS, last - first + 1)
 
     def where(key: Any) -> list[str] | None:
