@@ -31,7 +31,7 @@ from daskpad.pipeline.cluster import (
     compute_with_progress,
     rectilinear_readable,
     stopping_first,
-    workers_reading_rectilinear,
+    warm_local_workers,
 )
 from daskpad.pipeline.description import show_source
 from daskpad.pipeline.destination import check_destination
@@ -135,15 +135,14 @@ class StorePlan:
             stack.enter_context(rectilinear_readable())
             stack.enter_context(fused_codecs())
             cluster = stack.enter_context(cluster_for_run(self.options))
-            if cluster is not None:
-                stack.enter_context(workers_reading_rectilinear(cluster))
-            start = time.perf_counter()  # (a cluster's start is not the write's time)
+            start = time.perf_counter()
             try:
                 self._write(out, cluster, progress, stops, noting)
             except Exception as e:
                 old = "the old DST was deleted before writing" if deleted else ""
                 raise WriteFailed(_failure(e), old) from e
-            seconds = time.perf_counter() - start
+            # (a local cluster's start, at the first computation, is not the write's time)
+            seconds = time.perf_counter() - start - (cluster.start_seconds if cluster else 0.0)
         return StoreWritten(self, replacing, seconds)
 
     def _write(
@@ -154,9 +153,9 @@ class StorePlan:
         stops: Arrivals | None,
         deleting: Callable[[Location], None],
     ) -> None:
-        client = cluster.client if cluster is not None else None
-
         def compute(writes: list[Any]) -> None:
+            # (a local cluster starts here, the first computation's graph built)
+            client = cluster.client if cluster is not None else None
             compute_with_progress(writes, client, progress)
 
         writer = self.writer
@@ -236,6 +235,7 @@ def plan_store(options: PadOptions) -> StorePlan:
     if options.memory is None:
         options = replace(options, memory=default_memory())
     _check_grid(options)
+    warm_local_workers(options)  # (a local cluster's fork server imports meanwhile)
     # (a SRC on zarr's rectilinear grid opens too; its arrays keep zarr's faster codec
     # pipeline, where zarr has one, for the write)
     with rectilinear_readable(), fused_codecs():

@@ -128,6 +128,14 @@ def _group(pgid: int) -> list[str]:
     return found
 
 
+def _workers(commands: list[str]) -> int:
+    """How many of ``commands`` (:func:`_group`) are worker processes: spawned
+    (multiprocessing's ``spawn_main``), or forked from multiprocessing's fork server
+    (whose command line each shares with the server)."""
+    forked = sum("multiprocessing.forkserver" in c for c in commands)
+    return sum("spawn_main" in c for c in commands) + max(forked - 1, 0)
+
+
 def _kill(proc: subprocess.Popen) -> None:
     """SIGKILL to what is left of the command's group (a failed test leaves nothing)."""
     with contextlib.suppress(ProcessLookupError):
@@ -222,7 +230,7 @@ def test_a_signal_while_the_workers_start_is_acted_on(sig, tmp_path):
     run went on to replace DST. (SIGTERM goes to the command alone, as ``kill`` sends it.)"""
     src, dst, old = _stores(tmp_path)
     proc = _start(COMMAND, src, dst)
-    _wait_for("a worker process", lambda: any("spawn_main" in c for c in _group(proc.pid)), proc)
+    _wait_for("a worker process", lambda: _workers(_group(proc.pid)) > 0, proc)
     if sig == signal.SIGINT:
         os.killpg(proc.pid, sig)  # what Ctrl-C sends: to every process of the group
     else:
