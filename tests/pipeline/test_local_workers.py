@@ -5,13 +5,21 @@ started (importing what they run) while SRC was opened and the write planned."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from daskpad.pipeline.cluster import FORK_SERVER, Cluster, warm_local_workers
+import _daskpad_launcher
+from daskpad.pipeline.cluster import (
+    FORK_SERVER,
+    QUIETED_ENVIRONMENT,
+    WORKER_IMPORTS,
+    Cluster,
+    warm_local_workers,
+)
 from daskpad.pipeline.options import PadOptions
 
 pytest.importorskip("distributed")
@@ -75,3 +83,57 @@ def test_a_local_cluster_never_used_is_never_started():
     cluster = Cluster(True, start=lambda: starts.append(1))
     cluster.close()
     assert starts == [] and not cluster.started
+
+
+def test_the_launcher_starts_the_same_fork_server():
+    assert _daskpad_launcher.WORKER_IMPORTS == WORKER_IMPORTS
+    assert _daskpad_launcher.QUIETED_ENVIRONMENT == QUIETED_ENVIRONMENT
+
+
+# (its own process: whether the launcher started a fork server, before importing daskpad)
+LAUNCHED = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    import _daskpad_launcher
+
+    def servers():
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                parent = (entry / "stat").read_text().rpartition(")")[2].split()[1]
+                if int(parent) == os.getpid():
+                    found.append((entry / "cmdline").read_bytes())
+            except (OSError, ValueError):
+                pass
+        return [c for c in found if b"multiprocessing.forkserver" in c]
+
+    _daskpad_launcher._warm_workers(sys.argv[1:])
+    time.sleep(0.2)
+    print(len(servers()), "daskpad" in sys.modules, os.environ.get("DASK_LOGGING__DISTRIBUTED"))
+    """
+)
+
+
+@forks
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc (Linux)")
+@pytest.mark.parametrize(
+    "argv, started",
+    [
+        (["pad", "in.zarr", "out.zarr", "--width", "x=1", "--workers", "2"], 1),
+        (["pad", "in.zarr", "out.zarr", "--workers=2"], 1),
+        (["pad", "in.zarr", "out.zarr", "--workers", "2", "--dry-run"], 0),
+        (["pad", "in.zarr", "out.zarr", "--width", "x=1"], 0),
+        (["info", "in.zarr", "--workers", "2"], 0),
+    ],
+)
+def test_the_launcher_starts_a_fork_server_for_a_run_on_local_workers(tmp_path, argv, started):
+    script = tmp_path / "launched.py"
+    script.write_text(LAUNCHED)
+    done = subprocess.run(
+        [sys.executable, str(script), *argv], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    # the server, a child of the launcher's process, which imported no daskpad itself and
+    # whose environment is as it was
+    assert done.stdout.split() == [str(started), "False", "None"]
