@@ -1,6 +1,8 @@
 """ahead: pad + sum, daskpad beside dask.array.pad in the same run, each as a ratio to the
 unpadded sum, in interleaved rounds (the unpadded sum and each library in a rotating order
-each round), the median of the per-round ratios.
+each round), the median of the per-round ratios. ``--ahead-modes LABEL ...`` runs those
+rows alone (``edge``, ``"mean stat_length=16"``, ...: the labels of :data:`MODES`), and
+``--ahead-in-memory`` leaves out the cluster's rows.
 
 Geometries: pad 64 on 20000 x 20000 float64 in chunks of 2000 (the slab modes'
 everyday case), and pads wider than the chunks: 1500 on 3000 x 3000 in chunks of 250 and
@@ -98,6 +100,8 @@ def _rows(
     client's."""
     rows = []
     for label, mode, kwargs in MODES:
+        if cfg.ahead_modes and label not in cfg.ahead_modes:
+            continue
         case, i = _case(label, mode, kwargs, scheduler), SimpleNamespace(x=make(), w=width)
         padded = case.padded(i, tried=True)
         theirs = padded.get(DASK)
@@ -174,9 +178,9 @@ def section_ahead(cfg: Any) -> list[dict]:
     for k, (geometry, n, chunk, width) in enumerate(geometries):
         make = functools.partial(square, n, chunk)
         rows += _rows(cfg, geometry, make, width, repeat, everyday=k == 0)
-        if k == 0:
+        if k == 0 and not cfg.ahead_modes:
             rows.append(_slab_reads_row(cfg, geometry, make(), width, repeat))
-    if not cfg.quick:
+    if not cfg.quick and not cfg.ahead_in_memory:
         rows += _cluster_rows(cfg, repeat)
     return rows
 

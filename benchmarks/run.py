@@ -62,6 +62,7 @@ from typing import Any
 # ``benchmarks`` in the repository root (appended: daskpad stays the one found first)
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_ahead import MODES as AHEAD_MODES
 from benchmarks.bench_ahead import section_ahead
 from benchmarks.bench_big import BIG_MODES, section_big
 from benchmarks.bench_build import BUILD_BIG_SIDE, section_build
@@ -190,6 +191,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--edge-size", **size, help="edge_function (15600 1000 16)")
     p.add_argument("--writable-size", **size, help="writable (12000 500 3000)")
     p.add_argument("--writable-modes", nargs="+", metavar="MODE[:STAT_LENGTH]")
+    p.add_argument(
+        "--ahead-modes", nargs="+", choices=[label for label, _, _ in AHEAD_MODES],
+        metavar="LABEL", help="ahead: these rows alone (the modes' labels: edge, ...)",
+    )  # fmt: skip
+    p.add_argument(
+        "--ahead-in-memory", action="store_true", help="ahead: without the cluster's rows"
+    )
     p.add_argument("--rect-size", **size, help="rectilinear (32768 1024 256)")
     p.add_argument("--rect-modes", nargs="+", choices=list(RECT_MODES))
     p.add_argument("--rect-store", type=Path, help="rectilinear: the input store (made once)")
