@@ -143,6 +143,11 @@ QUIETED_ENVIRONMENT = {
     "DASK_LOGGING__DISTRIBUTED": "critical",
     "DASK_LOGGING__ASYNCIO": "critical",
 }
+#: distributed's default environment for the worker processes it spawns (numpy's thread
+#: pools of one thread), less its allocation thresholds: the defaults of what
+#: daskpad.pipeline.cluster's spawn_environment reads from dask's configuration (which
+#: is not read here: dask is not imported yet); a variable already set keeps its value
+SPAWN_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def _warm_workers(argv: list[str]) -> None:
@@ -151,8 +156,9 @@ def _warm_workers(argv: list[str]) -> None:
     ``warm_local_workers``, which then finds it running) before the command imports the
     package, so that the server imports what the workers run while the command imports
     it too, on the other core: the workers are forked about half a second sooner. The
-    server starts with SIGINT blocked, as the workers must (a Ctrl-C in a terminal is
-    answered by the command alone), and ends with the command."""
+    server starts in the environment distributed gives the workers it spawns, with SIGINT
+    blocked, as the workers must (a Ctrl-C in a terminal is answered by the command
+    alone), and ends with the command."""
     if argv[:1] != ["pad"] or "--dry-run" in argv:
         return
     if not any(a == "--workers" or a.startswith("--workers=") for a in argv):
@@ -165,12 +171,14 @@ def _warm_workers(argv: list[str]) -> None:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
     multiprocessing.get_context("forkserver").set_forkserver_preload(list(WORKER_IMPORTS))
-    environment = {name: os.environ.get(name) for name in QUIETED_ENVIRONMENT}
+    spawned = {name: os.environ.get(name, value) for name, value in SPAWN_ENVIRONMENT.items()}
+    values = {**QUIETED_ENVIRONMENT, **spawned}
+    environment = {name: os.environ.get(name) for name in values}
     # (the resource tracker first: starting, it unblocks SIGINT in the thread that starts it)
     resource_tracker.ensure_running()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        os.environ.update(QUIETED_ENVIRONMENT)
+        os.environ.update(values)
         forkserver.ensure_running()
     finally:
         for name, value in environment.items():

@@ -178,14 +178,40 @@ def warm_local_workers(options: PadOptions) -> None:
         return
     if FORK_SERVER not in multiprocessing.get_all_start_methods():
         return
+    try:
+        import distributed  # noqa: F401  (its configuration: the workers' environment)
+    except ImportError:  # (refused with the cluster: cluster_for_run)
+        return
     multiprocessing.get_context(FORK_SERVER).set_forkserver_preload(list(WORKER_IMPORTS))
-    with _quiet_environment():  # (the server's environment is the workers')
+    with _environment({**QUIETED_ENVIRONMENT, **spawn_environment()}):
         held_while(forkserver.ensure_running, undo=lambda _: None)
+
+
+#: what a local cluster's workers leave out of distributed's environment for processes it
+#: spawns (``distributed.nanny.pre-spawn-environ``): its allocation thresholds (:func:`_local`)
+NOT_SPAWNED_WITH = ("MALLOC_TRIM_THRESHOLD_",)
+
+
+def spawn_environment() -> dict[str, str]:
+    """The environment distributed starts a worker process in, before Python starts
+    (``distributed.nanny.pre-spawn-environ``: numpy's thread pools of one thread, ...; a
+    variable already set keeps its value), less :data:`NOT_SPAWNED_WITH`: what the fork
+    server starts in, since its workers start as it did."""
+    import dask
+    import distributed  # noqa: F401  (its configuration)
+
+    wanted = dask.config.get("distributed.nanny.pre-spawn-environ")
+    return {
+        name: os.environ.get(name, str(value))
+        for name, value in wanted.items()
+        if value is not None and name not in NOT_SPAWNED_WITH
+    }
 
 
 def _local(client: Any, options: PadOptions) -> Any:
     """A client of a local cluster of ``--workers`` processes of one thread each (forked
-    from the fork server where there is one), whose workers read and write zarr's
+    from the fork server where there is one, which started in distributed's environment
+    for them, :func:`spawn_environment`), whose workers read and write zarr's
     rectilinear grids where zarr-python can, do not sample their own stacks
     (distributed's statistical profiler: a thread per worker that wakes every few
     milliseconds, on the cores the run's codecs need; a local cluster started for one run
@@ -241,7 +267,7 @@ def _quiet_logs() -> Iterator[None]:
     try:
         for name, logger in loggers.items():
             logger.setLevel(QUIETED_LOGGERS[name])
-        with _quiet_environment():
+        with _environment(QUIETED_ENVIRONMENT):
             yield
     finally:
         for name, logger in loggers.items():
@@ -249,12 +275,12 @@ def _quiet_logs() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _quiet_environment() -> Iterator[None]:
-    """:data:`QUIETED_ENVIRONMENT` in the environment while the block runs (the worker
-    processes started meanwhile read it), the environment restored after."""
-    environment = {name: os.environ.get(name) for name in QUIETED_ENVIRONMENT}
+def _environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` in the environment while the block runs (the processes started
+    meanwhile read it), the environment restored after."""
+    environment = {name: os.environ.get(name) for name in values}
     try:
-        os.environ.update(QUIETED_ENVIRONMENT)
+        os.environ.update(values)
         yield
     finally:
         for name, value in environment.items():

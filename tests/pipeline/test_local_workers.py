@@ -10,19 +10,23 @@ import subprocess
 import sys
 import textwrap
 
+import dask
 import pytest
 
 import _daskpad_launcher
 from daskpad.pipeline.cluster import (
     FORK_SERVER,
+    NOT_SPAWNED_WITH,
     QUIETED_ENVIRONMENT,
     WORKER_IMPORTS,
     Cluster,
+    spawn_environment,
     warm_local_workers,
 )
 from daskpad.pipeline.options import PadOptions
 
 pytest.importorskip("distributed")
+linux = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc (Linux)")
 forks = pytest.mark.skipif(
     FORK_SERVER not in multiprocessing.get_all_start_methods(), reason="no fork server here"
 )
@@ -41,6 +45,7 @@ WARMED = textwrap.dedent(
     if __name__ == "__main__":
         options = PadOptions(src="in.zarr", workers=2)
         warm_local_workers(options)
+        assert "OMP_NUM_THREADS" not in os.environ  # (this process's left as it was)
         with cluster_for_run(options) as cluster:
             assert not cluster.started
             parents = cluster.client.run(parent)
@@ -49,18 +54,25 @@ WARMED = textwrap.dedent(
         assert len(parents) == 2, parents
         assert len(set(parents.values())) == 1, parents
         assert os.getpid() not in parents.values(), parents
+        # which started in the environment of spawned workers, numpy's pools of one thread
+        (server,) = set(parents.values())
+        environ = open(f"/proc/{server}/environ", "rb").read().split(bytes(1))
+        assert b"OMP_NUM_THREADS=1" in environ and b"OPENBLAS_NUM_THREADS=1" in environ
+        assert not any(v.startswith(b"MALLOC_TRIM_THRESHOLD_=") for v in environ)
         print("ok")
     """
 )
 
 
 @forks
+@linux
 @pytest.mark.cluster
 def test_local_workers_are_forked_with_what_they_run_imported(tmp_path):
     script = tmp_path / "warmed.py"
     script.write_text(WARMED)
+    environ = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=environ
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ok"]
@@ -88,6 +100,20 @@ def test_a_local_cluster_never_used_is_never_started():
 def test_the_launcher_starts_the_same_fork_server():
     assert _daskpad_launcher.WORKER_IMPORTS == WORKER_IMPORTS
     assert _daskpad_launcher.QUIETED_ENVIRONMENT == QUIETED_ENVIRONMENT
+    # the launcher cannot read dask's configuration: distributed's defaults
+    defaults = dask.config.get("distributed.nanny.pre-spawn-environ")
+    expected = {k: str(v) for k, v in defaults.items() if k not in NOT_SPAWNED_WITH}
+    assert _daskpad_launcher.SPAWN_ENVIRONMENT == expected
+
+
+def test_the_fork_server_starts_in_distributeds_environment_for_workers(monkeypatch):
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")  # (one set already keeps its value)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.EXTRA_FOR_WORKERS": "x"}):
+        got = spawn_environment()
+    assert got["OMP_NUM_THREADS"] == "1" and got["MKL_NUM_THREADS"] == "3"
+    assert got["EXTRA_FOR_WORKERS"] == "x"
+    assert "MALLOC_TRIM_THRESHOLD_" not in got
 
 
 # (its own process: whether the launcher started a fork server, before importing daskpad)
@@ -116,7 +142,7 @@ LAUNCHED = textwrap.dedent(
 
 
 @forks
-@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc (Linux)")
+@linux
 @pytest.mark.parametrize(
     "argv, started",
     [
