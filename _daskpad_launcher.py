@@ -163,7 +163,7 @@ def _warm_workers(argv: list[str]) -> None:
         return
     if not any(a == "--workers" or a.startswith("--workers=") for a in argv):
         return
-    if not hasattr(signal, "pthread_sigmask"):  # (Windows: no fork server)
+    if not sys.platform.startswith("linux"):  # (daskpad.pipeline.cluster.forks_workers)
         return
     import multiprocessing
     from multiprocessing import forkserver, resource_tracker
@@ -180,6 +180,8 @@ def _warm_workers(argv: list[str]) -> None:
     try:
         os.environ.update(values)
         forkserver.ensure_running()
+    except OSError:  # (no process to spare: the workers start as they would otherwise)
+        pass
     finally:
         for name, value in environment.items():
             if value is None:

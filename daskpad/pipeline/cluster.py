@@ -13,6 +13,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from multiprocessing import forkserver
 from typing import Any
 
@@ -30,39 +31,14 @@ from daskpad.store.stops import held_while
 from daskpad.store.writing.settle import fresh_keys, run_tag
 
 
+@dataclass(frozen=True)
 class Cluster:
-    """The dask.distributed cluster a run computes on (:func:`cluster_for_run`): one it
-    connected to, or a local one it starts at the first use of :attr:`client` (once the
-    write's graph is built; its workers are forked meanwhile ready from the fork server
-    :func:`warm_local_workers` started)."""
+    """The dask.distributed cluster a run computes on (:func:`cluster_for_run`)."""
 
-    def __init__(self, own: bool, client: Any = None, start: Callable[[], Any] | None = None):
-        #: whether the command started it (``--workers``): then a stopped run closes it first
-        self.own = own
-        self._client = client
-        self._start = start
-        #: the seconds its start took, where the run started it
-        self.start_seconds = 0.0
-
-    @property
-    def client(self) -> Any:
-        """Its distributed Client (a local cluster started first)."""
-        if self._client is None:
-            assert self._start is not None
-            began = time.perf_counter()
-            self._client = self._start()
-            self.start_seconds = time.perf_counter() - began
-        return self._client
-
-    @property
-    def started(self) -> bool:
-        return self._client is not None
-
-    def close(self) -> None:
-        """Close its client (with it a local cluster the run started); one never started
-        has nothing to close."""
-        if self._client is not None:
-            self._client.close()
+    #: its distributed Client
+    client: Any
+    #: whether the command started it (``--workers``): then a stopped run closes it first
+    own: bool
 
 
 @contextlib.contextmanager
@@ -81,8 +57,8 @@ def stopping_first(cluster: Cluster | None) -> Iterator[None]:
     except BaseException:
         if cluster.own:
             with contextlib.suppress(Exception):
-                cluster.close()
-        elif cluster.started:
+                cluster.client.close()
+        else:
             _wait_for_running(cluster.client)
         raise
 
@@ -113,9 +89,7 @@ def _wait_for_running(client: Any, bound: float = WAIT_FOR_RUNNING) -> None:
 @contextlib.contextmanager
 def cluster_for_run(options: PadOptions) -> Iterator[Cluster | None]:
     """The cluster of ``--scheduler``, ``--scheduler-file`` or ``--workers`` for the run's
-    length, else None (local threads): one named is connected to now, its workers set to
-    read zarr's rectilinear grids (:func:`workers_reading_rectilinear`); a local one starts
-    when first used (:class:`Cluster`). Its client is closed at the end (with it the
+    length, else None (local threads). Its client is closed at the end (with it the
     cluster the command started), and the log levels and environment the command quieted
     while it ran are restored."""
     if options.scheduler is None and options.workers is None and options.scheduler_file is None:
@@ -131,42 +105,46 @@ def cluster_for_run(options: PadOptions) -> Iterator[Cluster | None]:
     with _quiet_logs():
         cluster = _cluster(Client, options)
         try:
-            if cluster.own:
-                yield cluster
-            else:
-                with workers_reading_rectilinear(cluster):
-                    yield cluster
+            yield cluster
         finally:
-            cluster.close()
+            cluster.client.close()
 
 
 def _cluster(client: Any, options: PadOptions) -> Cluster:
-    """A client of the cluster ``request`` names, or a local one to start for it."""
+    """A client of the cluster ``request`` names, or of a local one started for it."""
     if options.scheduler_file is not None:
         address = _address_in(options.scheduler_file)
         what = f"--scheduler-file {options.scheduler_file} (scheduler {address})"
-        return Cluster(False, _connect(client, address, options.scheduler_timeout, what))
+        return Cluster(_connect(client, address, options.scheduler_timeout, what), own=False)
     if options.scheduler is not None:
-        return Cluster(False, _connect(client, options.scheduler, options.scheduler_timeout))
-
+        return Cluster(_connect(client, options.scheduler, options.scheduler_timeout), own=False)
     # a local cluster: no dashboard port to fight over, and the same quiet workers;
     # Ctrl-C or SIGTERM while the workers start: acted on once they are up (closed)
-    def start() -> Any:
-        return held_while(lambda: _local(client, options), undo=lambda client: client.close())
+    warm_local_workers(options)
+    started = held_while(lambda: _local(client, options), undo=lambda client: client.close())
+    return Cluster(started, own=True)  # closed first when a run stops
 
-    return Cluster(True, start=start)  # closed first when a run stops
 
-
-#: how a local cluster's worker processes start where the platform has it: forked from
-#: multiprocessing's fork server, which imported what they run (:func:`warm_local_workers`)
+#: how a local cluster's worker processes start on Linux: forked from multiprocessing's
+#: fork server, which imported what they run (:func:`warm_local_workers`); elsewhere
+#: spawned, as distributed does by default (on macOS a process that has loaded the system's
+#: numerical libraries is not safe to fork)
 FORK_SERVER = "forkserver"
+
+
+def forks_workers() -> bool:
+    """Whether a local cluster's workers are forked from the fork server here."""
+    linux = sys.platform.startswith("linux")
+    return linux and FORK_SERVER in multiprocessing.get_all_start_methods()
+
+
 #: what the fork server imports: the modules a worker of a run unpickles its tasks from
 WORKER_IMPORTS = ("distributed", "daskpad.pipeline")
 
 
 def warm_local_workers(options: PadOptions) -> None:
-    """Where the run starts a local cluster (``--workers``) and processes can be forked
-    from a fork server (POSIX): start multiprocessing's fork server now, importing what
+    """Where the run starts a local cluster (``--workers``) and its workers are forked
+    (:func:`forks_workers`): start multiprocessing's fork server now, importing what
     the workers run (:data:`WORKER_IMPORTS`: dask, distributed, xarray, zarr, daskpad), so
     that it imports while SRC is opened and the write planned, and each worker, forked
     from it, starts with all of it imported: spawned, each worker imported it all anew
@@ -176,7 +154,7 @@ def warm_local_workers(options: PadOptions) -> None:
     already running (started earlier in the process) is used as it is."""
     if options.workers is None or options.scheduler or options.scheduler_file:
         return
-    if FORK_SERVER not in multiprocessing.get_all_start_methods():
+    if not forks_workers():
         return
     try:
         import distributed  # noqa: F401  (its configuration: the workers' environment)
@@ -211,8 +189,7 @@ def spawn_environment() -> dict[str, str]:
 def _local(client: Any, options: PadOptions) -> Any:
     """A client of a local cluster of ``--workers`` processes of one thread each (forked
     from the fork server where there is one, which started in distributed's environment
-    for them, :func:`spawn_environment`), whose workers read and write zarr's
-    rectilinear grids where zarr-python can, do not sample their own stacks
+    for them, :func:`spawn_environment`), whose workers do not sample their own stacks
     (distributed's statistical profiler: a thread per worker that wakes every few
     milliseconds, on the cores the run's codecs need; a local cluster started for one run
     has no dashboard to show the profile in), and allocate memory as Python processes do
@@ -226,22 +203,15 @@ def _local(client: Any, options: PadOptions) -> Any:
         # zeroed anew (the ERA5-like pad: 5.5 -> 3.1 s of system time)
         "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
     }
-    if FORK_SERVER in multiprocessing.get_all_start_methods():
+    if forks_workers():
         quiet["distributed.worker.multiprocessing-method"] = FORK_SERVER
     with dask.config.set(quiet):
-        started = client(
+        return client(
             n_workers=options.workers,
             threads_per_worker=1,
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,
         )
-    try:
-        if rectilinear_support() is None:
-            started.run(set_rectilinear_grids, True)
-    except BaseException:
-        started.close()
-        raise
-    return started
 
 
 #: the levels of the loggers whose messages about a stopped run are not for its user
@@ -346,9 +316,9 @@ def rectilinear_readable() -> contextlib.AbstractContextManager[Any]:
 
 @contextlib.contextmanager
 def workers_reading_rectilinear(cluster: Cluster) -> Iterator[None]:
-    """While a run uses ``cluster`` (one it connected to), its workers read and write
-    zarr's rectilinear chunk grids where zarr-python can; those that had the grids off
-    have them off again after."""
+    """While a run uses ``cluster``, its workers read and write zarr's rectilinear chunk
+    grids where zarr-python can; on a cluster the run did not start, those that had the
+    grids off have them off again after."""
     if rectilinear_support() is not None:
         yield
         return
@@ -356,7 +326,7 @@ def workers_reading_rectilinear(cluster: Cluster) -> Iterator[None]:
     try:
         yield
     finally:
-        off = [worker for worker, on in was.items() if not on]
+        off = [worker for worker, on in was.items() if not (cluster.own or on)]
         if off:
             with contextlib.suppress(Exception):  # (a worker gone meanwhile)
                 cluster.client.run(set_rectilinear_grids, False, workers=off)

@@ -32,6 +32,7 @@ from daskpad.pipeline.cluster import (
     rectilinear_readable,
     stopping_first,
     warm_local_workers,
+    workers_reading_rectilinear,
 )
 from daskpad.pipeline.description import show_source
 from daskpad.pipeline.destination import check_destination
@@ -135,14 +136,15 @@ class StorePlan:
             stack.enter_context(rectilinear_readable())
             stack.enter_context(fused_codecs())
             cluster = stack.enter_context(cluster_for_run(self.options))
-            start = time.perf_counter()
+            if cluster is not None:
+                stack.enter_context(workers_reading_rectilinear(cluster))
+            start = time.perf_counter()  # (a cluster's start is not the write's time)
             try:
                 self._write(out, cluster, progress, stops, noting)
             except Exception as e:
                 old = "the old DST was deleted before writing" if deleted else ""
                 raise WriteFailed(_failure(e), old) from e
-            # (a local cluster's start, at the first computation, is not the write's time)
-            seconds = time.perf_counter() - start - (cluster.start_seconds if cluster else 0.0)
+            seconds = time.perf_counter() - start
         return StoreWritten(self, replacing, seconds)
 
     def _write(
@@ -153,9 +155,9 @@ class StorePlan:
         stops: Arrivals | None,
         deleting: Callable[[Location], None],
     ) -> None:
+        client = cluster.client if cluster is not None else None
+
         def compute(writes: list[Any]) -> None:
-            # (a local cluster starts here, the first computation's graph built)
-            client = cluster.client if cluster is not None else None
             compute_with_progress(writes, client, progress)
 
         writer = self.writer
@@ -235,7 +237,6 @@ def plan_store(options: PadOptions) -> StorePlan:
     if options.memory is None:
         options = replace(options, memory=default_memory())
     _check_grid(options)
-    warm_local_workers(options)  # (a local cluster's fork server imports meanwhile)
     # (a SRC on zarr's rectilinear grid opens too; its arrays keep zarr's faster codec
     # pipeline, where zarr has one, for the write)
     with rectilinear_readable(), fused_codecs():
@@ -315,6 +316,7 @@ def pad_store(
     the_options = PadOptions(
         src=src, dst=dst, widths=pairs, mode=mode, kwargs=kwargs, memory=memory, **given
     )
+    warm_local_workers(the_options)  # (a local cluster's fork server imports meanwhile)
     return plan_store(the_options).write(progress=progress)
 
 

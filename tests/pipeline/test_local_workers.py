@@ -1,35 +1,35 @@
-"""A local cluster of ``--workers N`` (daskpad.pipeline.cluster): started at the run's
-first computation, its workers forked from the fork server that warm_local_workers
-started (importing what they run) while SRC was opened and the write planned."""
+"""A local cluster of ``--workers N`` (daskpad.pipeline.cluster): on Linux its workers are
+forked from multiprocessing's fork server, which warm_local_workers (or, for the installed
+command, the launcher) started in distributed's environment for workers, importing what
+they run; the cluster still starts before anything is written, whatever the plan."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import subprocess
 import sys
 import textwrap
 
 import dask
+import numpy as np
 import pytest
 
 import _daskpad_launcher
+import daskpad.pipeline.cluster as cluster_module
+from daskpad.pipeline import pad_store
 from daskpad.pipeline.cluster import (
-    FORK_SERVER,
     NOT_SPAWNED_WITH,
     QUIETED_ENVIRONMENT,
     WORKER_IMPORTS,
-    Cluster,
+    forks_workers,
     spawn_environment,
     warm_local_workers,
 )
 from daskpad.pipeline.options import PadOptions
 
-pytest.importorskip("distributed")
-linux = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc (Linux)")
-forks = pytest.mark.skipif(
-    FORK_SERVER not in multiprocessing.get_all_start_methods(), reason="no fork server here"
-)
+distributed = pytest.importorskip("distributed")
+xr = pytest.importorskip("xarray")
+forks = pytest.mark.skipif(not forks_workers(), reason="workers are spawned here")
 
 # (its own process: the fork server is one per process, and the test's workers must be
 # forked from the one daskpad started)
@@ -47,38 +47,51 @@ WARMED = textwrap.dedent(
         warm_local_workers(options)
         assert "OMP_NUM_THREADS" not in os.environ  # (this process's left as it was)
         with cluster_for_run(options) as cluster:
-            assert not cluster.started
             parents = cluster.client.run(parent)
-            assert cluster.started and cluster.start_seconds > 0
         # both forked by one process, the fork server (spawned, each is this one's child)
         assert len(parents) == 2, parents
         assert len(set(parents.values())) == 1, parents
-        assert os.getpid() not in parents.values(), parents
-        # which started in the environment of spawned workers, numpy's pools of one thread
         (server,) = set(parents.values())
+        assert server != os.getpid(), parents
+        # daskpad's: importing what the workers run, in the environment of spawned workers
+        # (numpy's pools of one thread), with SIGINT blocked
+        command = open(f"/proc/{server}/cmdline", "rb").read()
+        assert b"'daskpad.pipeline'" in command, command
         environ = open(f"/proc/{server}/environ", "rb").read().split(bytes(1))
         assert b"OMP_NUM_THREADS=1" in environ and b"OPENBLAS_NUM_THREADS=1" in environ
+        assert b"DASK_LOGGING__DISTRIBUTED=critical" in environ
         assert not any(v.startswith(b"MALLOC_TRIM_THRESHOLD_=") for v in environ)
+        status = open(f"/proc/{server}/status").read()
+        blocked = int(status.split("SigBlk:")[1].split()[0], 16)
+        assert blocked & (1 << 1), status  # (SIGINT, signal 2)
         print("ok")
     """
 )
 
 
+def _clean_environment() -> dict[str, str]:
+    """This process's environment less what the fork server is to be started with."""
+    drop = {*QUIETED_ENVIRONMENT, *spawn_environment()}
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
 @forks
-@linux
 @pytest.mark.cluster
-def test_local_workers_are_forked_with_what_they_run_imported(tmp_path):
+def test_local_workers_are_forked_from_daskpads_fork_server(tmp_path):
     script = tmp_path / "warmed.py"
     script.write_text(WARMED)
-    environ = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=environ
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_clean_environment(),
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ok"]
 
 
-def test_a_run_without_a_local_cluster_starts_no_fork_server(monkeypatch):
+def test_a_fork_server_is_started_for_a_local_cluster_alone(monkeypatch):
     started = []
     monkeypatch.setattr("multiprocessing.forkserver.ensure_running", lambda: started.append(1))
     for options in (
@@ -88,13 +101,8 @@ def test_a_run_without_a_local_cluster_starts_no_fork_server(monkeypatch):
     ):
         warm_local_workers(options)
     assert started == []
-
-
-def test_a_local_cluster_never_used_is_never_started():
-    starts = []
-    cluster = Cluster(True, start=lambda: starts.append(1))
-    cluster.close()
-    assert starts == [] and not cluster.started
+    warm_local_workers(PadOptions(src="in.zarr", workers=2))
+    assert started == ([1] if forks_workers() else [])
 
 
 def test_the_launcher_starts_the_same_fork_server():
@@ -136,13 +144,12 @@ LAUNCHED = textwrap.dedent(
 
     _daskpad_launcher._warm_workers(sys.argv[1:])
     time.sleep(0.2)
-    print(len(servers()), "daskpad" in sys.modules, os.environ.get("DASK_LOGGING__DISTRIBUTED"))
+    print(len(servers()), "daskpad" in sys.modules, os.environ.get("OMP_NUM_THREADS"))
     """
 )
 
 
 @forks
-@linux
 @pytest.mark.parametrize(
     "argv, started",
     [
@@ -157,9 +164,58 @@ def test_the_launcher_starts_a_fork_server_for_a_run_on_local_workers(tmp_path, 
     script = tmp_path / "launched.py"
     script.write_text(LAUNCHED)
     done = subprocess.run(
-        [sys.executable, str(script), *argv], capture_output=True, text=True, timeout=60
+        [sys.executable, str(script), *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_clean_environment(),
     )
     assert done.returncode == 0, done.stderr
     # the server, a child of the launcher's process, which imported no daskpad itself and
     # whose environment is as it was
     assert done.stdout.split() == [str(started), "False", "None"]
+
+
+def _source(path):
+    ds = xr.Dataset({"t": (("y", "x"), np.arange(48.0 * 40).reshape(48, 40))})
+    ds.chunk({"y": 8, "x": 8}).to_zarr(path, zarr_format=2)  # (zarr v2: written in tiles)
+    return path
+
+
+@pytest.mark.cluster
+def test_a_write_in_tiles_computes_on_the_local_cluster(tmp_path, monkeypatch):
+    started = []
+    local = cluster_module._local
+
+    def recorded(client, options):
+        started.append(options.workers)
+        return local(client, options)
+
+    monkeypatch.setattr(cluster_module, "_local", recorded)
+    src, dst = _source(tmp_path / "in.zarr"), tmp_path / "out.zarr"
+    written = pad_store(str(src), str(dst), {"y": 3}, "reflect", memory=1_000, workers=2)
+    assert written.plan.how().startswith(" in ") and "tiles" in written.plan.how()
+    assert started == [2]
+    expected = np.pad(np.arange(48.0 * 40).reshape(48, 40), ((3, 3), (0, 0)), "reflect")
+    np.testing.assert_array_equal(xr.open_zarr(dst)["t"].values, expected)
+
+
+def test_a_local_cluster_that_fails_to_start_leaves_the_old_dst(tmp_path, monkeypatch):
+    """A DST in an object store is deleted before it is written (no rename there): a
+    cluster that cannot start must fail before that."""
+
+    def failing(client, options):
+        raise OSError("no worker could start")
+
+    monkeypatch.setattr(cluster_module, "_local", failing)
+    src = _source(tmp_path / "in.zarr")
+    dst = "memory://daskpad-local-workers/out.zarr"
+    pad_store(str(src), dst, {"y": 1}, "edge")
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    before = sorted(fs.find("/daskpad-local-workers/out.zarr"))
+    assert before
+    with pytest.raises(OSError, match="no worker could start"):
+        pad_store(str(src), dst, {"y": 2}, "edge", workers=2, overwrite=True)
+    assert sorted(fs.find("/daskpad-local-workers/out.zarr")) == before
