@@ -159,7 +159,8 @@ def _warm_workers(argv: list[str]) -> None:
     server starts in the environment distributed gives the workers it spawns, with SIGINT
     blocked, as the workers must (a Ctrl-C in a terminal is answered by the command
     alone), and ends with the command."""
-    if argv[:1] != ["pad"] or "--dry-run" in argv:
+    words = [a for a in argv if not a.startswith("-")]  # (the command's own options: flags)
+    if words[:1] != ["pad"] or "--dry-run" in argv:
         return
     if not any(a == "--workers" or a.startswith("--workers=") for a in argv):
         return

@@ -155,6 +155,7 @@ LAUNCHED = textwrap.dedent(
     [
         (["pad", "in.zarr", "out.zarr", "--width", "x=1", "--workers", "2"], 1),
         (["pad", "in.zarr", "out.zarr", "--workers=2"], 1),
+        (["--debug", "pad", "in.zarr", "out.zarr", "--workers", "2"], 1),
         (["pad", "in.zarr", "out.zarr", "--workers", "2", "--dry-run"], 0),
         (["pad", "in.zarr", "out.zarr", "--width", "x=1"], 0),
         (["info", "in.zarr", "--workers", "2"], 0),
