@@ -70,8 +70,10 @@ WARMED = textwrap.dedent(
 
 
 def _clean_environment() -> dict[str, str]:
-    """This process's environment less what the fork server is to be started with."""
-    drop = {*QUIETED_ENVIRONMENT, *spawn_environment()}
+    """This process's environment less what the fork server is to be started with, and
+    less distributed's allocation thresholds (which a Nanny started by an earlier test puts
+    in this process's environment, for good)."""
+    drop = {*QUIETED_ENVIRONMENT, *spawn_environment(), *NOT_SPAWNED_WITH}
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
