@@ -13,6 +13,7 @@ import textwrap
 import dask
 import numpy as np
 import pytest
+from helpers.markers import WRITES
 
 import _daskpad_launcher
 import daskpad.pipeline.cluster as cluster_module
@@ -181,10 +182,12 @@ def test_the_launcher_starts_a_fork_server_for_a_run_on_local_workers(tmp_path, 
 
 def _source(path):
     ds = xr.Dataset({"t": (("y", "x"), np.arange(48.0 * 40).reshape(48, 40))})
-    ds.chunk({"y": 8, "x": 8}).to_zarr(path, zarr_format=2)  # (zarr v2: written in tiles)
+    # (zarr v2: padded in tiles; written from memory, without dask)
+    ds.to_zarr(path, zarr_format=2, encoding={"t": {"chunks": (8, 8)}})
     return path
 
 
+@WRITES
 @pytest.mark.cluster
 def test_a_write_in_tiles_computes_on_the_local_cluster(tmp_path, monkeypatch):
     started = []
@@ -213,7 +216,8 @@ def test_a_local_cluster_that_fails_to_start_leaves_the_old_dst(tmp_path, monkey
     monkeypatch.setattr(cluster_module, "_local", failing)
     src = _source(tmp_path / "in.zarr")
     dst = "memory://daskpad-local-workers/out.zarr"
-    pad_store(str(src), dst, {"y": 1}, "edge")
+    old = xr.Dataset({"t": (("y", "x"), np.zeros((5, 4)))})  # (in memory: no dask write)
+    old.to_zarr(dst, zarr_format=3)
     import fsspec
 
     fs = fsspec.filesystem("memory")
