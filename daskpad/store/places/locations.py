@@ -342,12 +342,21 @@ class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
             return key in self._held
         return bool(await self._store.exists(key))
 
+    def _hold(self, key: str, value: Any) -> None:
+        """Write ``value`` under the held ``key``, in memory until the commit."""
+        self._check_writable()
+        self._held[key] = value.to_bytes()
+
+    def _drop(self, key: str) -> None:
+        """Remove the held ``key`` (nothing where it was never written)."""
+        self._check_writable()
+        self._held.pop(key, None)
+
     async def set(self, key: str, value: Any) -> None:
         if self.holds(key):
-            self._check_writable()
-            self._held[key] = value.to_bytes()
-            return
-        await self._store.set(key, value)
+            self._hold(key, value)
+        else:
+            await self._store.set(key, value)
 
     def get_sync(self, key: str, *, prototype: Any = None, byte_range: Any = None) -> Any:
         if not self.holds(key):
@@ -355,18 +364,16 @@ class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
         return self._held_value(key, prototype or buffer_prototype(), byte_range)
 
     def set_sync(self, key: str, value: Any) -> None:
-        if self.holds(key):  # (held like those zarr's asynchronous writes make)
-            self._check_writable()
-            self._held[key] = value.to_bytes()
-            return
-        self._store.set_sync(key, value)
+        if self.holds(key):
+            self._hold(key, value)
+        else:
+            self._store.set_sync(key, value)
 
     def delete_sync(self, key: str) -> None:
         if self.holds(key):
-            self._check_writable()
-            self._held.pop(key, None)
-            return
-        self._store.delete_sync(key)
+            self._drop(key)
+        else:
+            self._store.delete_sync(key)
 
     async def set_if_not_exists(self, key: str, value: Any) -> None:
         if self.holds(key):
@@ -381,10 +388,9 @@ class HeldRoot(_WrapperStore):  # type: ignore[type-arg]
 
     async def delete(self, key: str) -> None:
         if self.holds(key):
-            self._check_writable()
-            self._held.pop(key, None)
-            return
-        await self._store.delete(key)
+            self._drop(key)
+        else:
+            await self._store.delete(key)
 
     async def delete_dir(self, prefix: str) -> None:
         self._check_writable()
