@@ -40,17 +40,6 @@ def split_address(address: str) -> tuple[str, Any]:
     return protocol, location
 
 
-def process_memory_limit() -> int | None:
-    """The memory this process may use as distributed reads it (the machine's memory, a
-    container's cgroup limit, ``RLIMIT_RSS``: ``distributed.system.memory_limit``); None
-    without distributed."""
-    try:
-        from distributed.system import memory_limit
-    except ImportError:
-        return None
-    return int(memory_limit())
-
-
 def put_documents(store: Store, documents: Sequence[tuple[str, bytes]]) -> None:
     """Write ``(key, bytes)`` into the zarr v3 ``store`` in order, synchronously, with
     zarr's default buffer (``zarr.core.buffer``, ``zarr.core.sync``)."""

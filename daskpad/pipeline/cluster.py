@@ -23,7 +23,7 @@ from daskpad._compat.libraries import (
     set_rectilinear_grids,
     split_address,
 )
-from daskpad._compat.schedulers import placed_graph, tasks_running
+from daskpad._compat.schedulers import local_get, placed_graph, tasks_running
 from daskpad.pipeline.options import PadOptions
 from daskpad.pipeline.refusals import Refused
 from daskpad.store.places.commit import own_threads
@@ -341,11 +341,12 @@ def compute_with_progress(collections: list[Any], client: Any, progress: bool) -
         from dask.base import compute
         from dask.diagnostics.progress import ProgressBar
 
+        scheduler = local_get()
         if progress:
             with ProgressBar(out=sys.stderr):
-                compute(*collections)
+                compute(*collections, scheduler=scheduler)
         else:
-            compute(*collections)
+            compute(*collections, scheduler=scheduler)
         return
 
     # the optimised graph under keys of this run's own: a stopped run knows which of the

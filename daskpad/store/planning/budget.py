@@ -7,8 +7,6 @@ import math
 import os
 from collections.abc import Sequence
 
-from daskpad._compat.libraries import process_memory_limit
-
 
 def default_memory() -> int:
     """2 GiB, or a quarter of the memory this process may use if that is less."""
@@ -16,18 +14,49 @@ def default_memory() -> int:
 
 
 def memory_limit() -> int:
-    """The memory this process may use: distributed's ``memory_limit`` (the machine's
-    memory, a container's cgroup limit, ``RLIMIT_RSS``), else psutil's total memory."""
-    limit = process_memory_limit()
-    if limit is not None:
-        return limit
+    """The memory this process may use: the least of the machine's memory (psutil's, else
+    the pages the system reports), a container's cgroup limit (v1 or v2, hard or soft:
+    :data:`CGROUP_LIMITS`) and ``RLIMIT_RSS``, as distributed reads it for its workers."""
+    limits = [_machine_memory(), *_cgroup_limits(CGROUP_LIMITS)]
     try:
-        import psutil
+        import resource
+
+        limits.append(resource.getrlimit(resource.RLIMIT_RSS)[1])
+    except (ImportError, OSError):  # (no resource module: Windows)
+        pass
+    return min(n for n in limits if n > 0)
+
+
+#: the files that hold a container's memory limit, where the system has cgroups
+CGROUP_LIMITS = (
+    "/sys/fs/cgroup/memory/memory.limit_in_bytes",  # v1, hard
+    "/sys/fs/cgroup/memory/memory.soft_limit_in_bytes",  # v1, soft
+    "/sys/fs/cgroup/memory.max",  # v2, hard
+    "/sys/fs/cgroup/memory.high",  # v2, soft
+    "/sys/fs/cgroup/memory.low",  # v2, softest
+)
+
+
+def _cgroup_limits(paths: Sequence[str]) -> list[int]:
+    """The limits in bytes that the files of ``paths`` hold: those that exist and hold a
+    number (cgroup v2 writes ``max`` for none)."""
+    found = []
+    for path in paths:
+        try:
+            with open(path) as f:
+                found.append(int(f.read()))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _machine_memory() -> int:
+    try:
+        import psutil  # (distributed's dependency; dask[array] alone has none)
 
         return int(psutil.virtual_memory().total)
     except ImportError:
         pass
-    # dask[array] alone brings neither: then the machine's memory, blind to containers
     try:
         return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (AttributeError, OSError, ValueError):
