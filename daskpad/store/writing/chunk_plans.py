@@ -15,7 +15,7 @@ Two builders make such plans:
   other chunk (pads, partial chunks, arrays of a netCDF input or that no v3 codec reads as
   stored, arrays whose dtype the padding changed) is computed from the padded dask array.
   Where every array's grid is regular (each before-pad a whole number of the input's
-  chunks, no pad after a partial last chunk) and is the grid the regular path stores the
+  chunks) and is the grid the regular path stores the
   padded array on, ``grid="regular"`` declares the same chunks on zarr's regular grid,
   which needs no flag and any zarr-python 3.
 - :func:`plan_own_grids` and :func:`plan_own_grid`, a dataset's or one dask array's
