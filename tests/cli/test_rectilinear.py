@@ -34,9 +34,9 @@ from helpers.stores import (
     NEEDS,
     chunk_reads,
     expanded_shapes,
-    input_chunks,
     lat_lon_store,
     opened,
+    rectilinear_axis,
     widths_of,
     zarr_json,
 )
@@ -71,13 +71,21 @@ def test_a_layout_keeps_the_input_chunks_between_the_pads():
     # 721 in chunks of 360 (a partial last chunk of 1), 1440 in chunks of 360
     each = layout((721, 1440), (360, 360), ((2, 2), (400, 3)), copied=True)
     assert each is not None
-    assert each.chunks == ((2, 360, 360, 1, 2), (40, 360, 360, 360, 360, 360, 3))
+    # the partial chunk of 1 is computed, not copied, in one chunk with the pad after it
+    assert each.chunks == ((2, 360, 360, 3), (40, 360, 360, 360, 360, 360, 3))
     assert each.first == (1, 2)
-    assert each.whole == (2, 4)  # the partial chunk of 1 is computed, not copied
+    assert each.whole == (2, 4)
     assert each.box == (slice(2, 722), slice(400, 1840))
     assert each.ncopied == 8
-    assert each.ncomputed == 5 * 7 - 8
+    assert each.ncomputed == 4 * 7 - 8
     assert next(iter(each.copied_chunks())) == ((0, 0), (1, 2))
+
+
+def test_a_partial_last_chunk_and_the_pad_after_it_are_cut_as_one_stretch():
+    each = layout((721,), (360,), ((0, 400),), copied=True)
+    assert each is not None
+    assert each.chunks == ((360, 360, 360, 41),)  # 1 + 400 in pieces of 360 at most
+    assert each.whole == (2,) and each.box == (slice(0, 720),)
 
 
 def test_a_partial_last_chunk_no_pad_follows_is_declared_whole_and_copied():
@@ -120,7 +128,8 @@ def test_computed_boxes_and_the_copied_box_tile_the_array(axes, copied):
     for sizes, (n, c, before, after) in zip(each.chunks, axes):
         # no chunk wider than the input's stored chunk, and no more chunks than needed
         assert max(sizes) <= c
-        assert len(sizes) == -(-before // c) + -(-n // c) + -(-after // c)
+        # (a partial last chunk shares its chunks with the pad after it)
+        assert len(sizes) == -(-before // c) + n // c + -(-(n % c + after) // c)
 
 
 def test_outside_of_an_empty_box_is_everything():
@@ -230,14 +239,10 @@ def test_whole_input_chunks_are_copied_byte_for_byte(case, rect_runs, rect_sourc
         shape = zarr_json(src / name)["shape"]
         first, copied_along = [], []
         for d, got, c, n in zip(dims, sizes, stored, shape):
-            before, after = widths.get(d, (0, 0))
-            inside = input_chunks(n, c)
-            if n % c and not after:  # a partial last chunk that stays last: declared whole
-                inside = (*inside[:-1], c)
-            expected = pieces(before, c, True) + inside + pieces(after, c, False)
+            expected, f, along = rectilinear_axis(n, c, *widths.get(d, (0, 0)))
             assert tuple(got) == expected, (name, d)
-            first.append(len(pieces(before, c, True)))
-            copied_along.append(-(-n // c) if not after else n // c)
+            first.append(f)
+            copied_along.append(along)
         for index in np.ndindex(*copied_along):
             a = src / name / "c" / Path(*map(str, index))
             b = rect / name / "c" / Path(*(str(i + f) for i, f in zip(index, first)))

@@ -1,6 +1,6 @@
 """``daskpad pad`` on the regular grid copies SRC's chunks as stored bytes where that grid
-keeps them whole: zarr v3 in and out, every before-width a whole number of chunks, no
-after-pad on a dimension whose last chunk is partial.
+keeps them whole: zarr v3 in and out, every before-width a whole number of chunks (a
+partial last chunk and the pad after it make chunks of that grid too).
 
 DST must be what the regular path writes otherwise (the same metadata, the same values
 opened with xarray, no rectilinear flag needed), the copied chunks byte-identical to SRC's,
@@ -48,9 +48,11 @@ def test_a_layout_is_regular_where_the_pads_keep_the_chunks_whole():
     assert each is not None and each.regular == (360, 360)
     assert each.declared == ((360,) * 5, (360,) * 5 + (100,))
     assert _regular((4, 8), (2, 4), ((0, 0), (0, 0))) == (2, 4)
-    # a before-width not a multiple of the chunk; a pad after a partial last chunk
+    # a before-width not a multiple of the chunk
     assert _regular((721, 1440), (360, 360), ((2, 0), (0, 0))) is None
-    assert _regular((721, 1440), (360, 360), ((0, 1), (0, 0))) is None
+    # a pad after a partial last chunk: the two cut as one stretch, on the regular grid
+    assert _regular((721, 1440), (360, 360), ((0, 1), (0, 0))) == (360, 360)
+    assert _regular((721, 1440), (360, 360), ((0, 400), (0, 0))) == (360, 360)
 
 
 def _regular(shape, chunks, pads):
@@ -70,6 +72,8 @@ CASES = {
         "reflect": "--width time=2 --width lat=4:0 --width lon=3:0 --mode reflect",
         "constant": "--width lat=4:0 --width lon=6:0 --mode constant --constant-value 2.5",
         "mean": "--width lat=8:0 --width lon=3:0 --mode mean --stat-length 3",
+        # lat's last chunk of 2 and a pad of 2 after it make a chunk of 4; lon's of 2 and 1, 3
+        "partial": "--width lat=4:2 --width lon=3:1 --mode symmetric",
         # NaN padded into integers: those arrays change dtype, every chunk of theirs computed
         "mixed": "--width time=0:2 --width lat=4:0 --width lon=3:0 --mode time=edge "
         "--mode lat=constant --mode lon=wrap",
@@ -206,11 +210,10 @@ def test_only_the_chunks_the_pads_read_are_decoded_each_once(
     "options",
     [
         ["--width", "lat=3"],  # not a multiple of lat's chunk
-        ["--width", "lon=10:2"],  # a pad after lon's partial last chunk
         ["--width", "lat=8", "--chunks", "lat=16"],  # DST's chunks not SRC's
         ["--width", "lat=8", "--zarr-format", "2"],
     ],
-    ids=["width", "partial", "chunks", "zarr2"],
+    ids=["width", "chunks", "zarr2"],
 )
 def test_other_paddings_compute_every_chunk(options, copies_plain, tmp_path, monkeypatch, capsys):
     keys, _ = chunk_reads(monkeypatch, copies_plain)

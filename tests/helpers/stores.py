@@ -53,6 +53,26 @@ def input_chunks(n: int, c: int) -> tuple[int, ...]:
     return (c,) * (n // c) + ((n % c,) if n % c else ())
 
 
+def rectilinear_axis(n: int, c: int, before: int, after: int) -> tuple[tuple[int, ...], int, int]:
+    """Along an axis of SRC ``n`` long in chunks of ``c``, padded by ``before`` and
+    ``after``: DST's rectilinear chunks as the docs state them (the pad before in pieces of
+    ``c`` at most, the shorter outermost; SRC's chunks, a partial last one declared whole
+    where no pad follows it; a partial last chunk and the pad after it as one stretch in
+    pieces of ``c``, the shorter outermost), the index of SRC's first chunk in DST, and how
+    many of SRC's chunks DST holds as they are stored."""
+
+    def cut(width: int, outer_first: bool) -> tuple[int, ...]:
+        whole, rest = divmod(width, c)
+        short = (rest,) if rest else ()
+        return short + (c,) * whole if outer_first else (c,) * whole + short
+
+    ahead, inside, rest = cut(before, True), (c,) * (n // c), n % c
+    if rest and after:
+        return ahead + inside + cut(rest + after, False), len(ahead), n // c
+    last = (c,) if rest else ()  # (declared whole, past the end)
+    return ahead + inside + last + cut(after, False), len(ahead), -(-n // c)
+
+
 def expanded_shapes(shapes: list) -> list[list[int]]:
     """Rectilinear chunk shapes with zarr's run-length pairs ``[size, count]`` spelled out."""
     out = []

@@ -7,11 +7,12 @@ chunk is then a chunk of the output under a shifted index, and its stored bytes 
 copied as they are; only the pads are computed. An input's partial last chunk is stored at
 full chunk size on a regular grid: where no pad follows it, the output's last chunk along
 that axis is declared at that full size too, past the array's end (as zarr allows, and
-reads clipped), and its bytes are copied as well; where a pad follows, it is computed.
+reads clipped), and its bytes are copied as well; where a pad follows, it is computed,
+and laid out with that pad as one stretch in pieces no longer than the input's chunk (721
+latitudes in chunks of 180, padded by 4: a last chunk of 5, not one of 1 and one of 4).
 
-Where each before-pad is a whole number of the input's chunks and no pad follows a partial
-last chunk, that grid is a regular one (:attr:`Layout.regular`): zarr's regular grid then
-keeps the input's chunks whole too.
+Where each before-pad is a whole number of the input's chunks, that grid is a regular one
+(:attr:`Layout.regular`): zarr's regular grid then keeps the input's chunks whole too.
 
 Plain Python: :mod:`daskpad.store.writing.chunk_plans` writes what this plans.
 """
@@ -120,15 +121,19 @@ def layout(
         sizes = _sizes(n, c)
         size = (c if isinstance(c, int) else max(sizes, default=0)) or max(before, after, 1)
         ahead = pieces(before, size, outer_first=True)
-        axis = ahead + sizes + pieces(after, size, outer_first=False)
-        if not axis:
-            return None
-        out_chunks.append(axis)
-        first.append(len(ahead))
         # a regular grid's last chunk is stored at full size: whole where it is full, or
         # where it stays last (declared at that size, past the end)
         full = c if isinstance(c, int) else 0  # (a regular grid's chunk size)
         rest = n % full if full else 0
+        if rest and after:  # (computed either way: one piece with the pad after it)
+            behind = pieces(rest + after, size, outer_first=False)
+            axis = ahead + sizes[:-1] + behind
+        else:
+            axis = ahead + sizes + pieces(after, size, outer_first=False)
+        if not axis:
+            return None
+        out_chunks.append(axis)
+        first.append(len(ahead))
         whole.append(len(sizes) - (1 if rest and after else 0))
         overhang.append(full - rest if rest and not after else 0)
         padded.append(bool(before or after))
