@@ -24,6 +24,7 @@ from daskpad._compat.libraries import (
     split_address,
 )
 from daskpad._compat.schedulers import local_get, placed_graph, tasks_running
+from daskpad._compat.tasks import dependencies
 from daskpad.pipeline.options import PadOptions
 from daskpad.pipeline.refusals import Refused
 from daskpad.store.places.commit import own_threads
@@ -377,9 +378,13 @@ def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[
     writes share a worker, whatever the size of each layer's blocks. Thus the blocks a
     pad or a chunk joins are decoded and used on one worker, not sent between them (along
     that axis, only at the runs' ends), and each worker gets blocks from all along the
-    axis, as costly as the others'. Anywhere (None): other keys, a layer with fewer blocks
-    along the axis than there are workers, and every key with fewer than two workers or
-    more workers than the largest layer has blocks along its axis."""
+    axis, as costly as the others'. Each group of layers that read one another (a
+    variable's reads, pads and writes: :func:`layer_groups`) starts the dealing one worker
+    further on, so that what does not divide evenly (408 steps in blocks of 54: seven
+    runs of 54 and one of 30, a worker with 216 steps and one with 192) falls to each
+    worker in turn. Anywhere (None): other keys, a layer with fewer blocks along the axis
+    than there are workers, and every key with fewer than two workers or more workers
+    than the largest layer has blocks along its axis."""
     spans: dict[Any, list[tuple[int, int]]] = {}
     size: dict[Any, int] = {}
     for key in dsk:
@@ -415,9 +420,38 @@ def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[
         if type(i) is not int or not first <= i <= last or last - first + 1 < n:
             return None
         run = int((i - first + 0.5) * runs[len(span)] / (last - first + 1))
-        return [workers[run % n]]
+        return [workers[(run + group[key[0]]) % n]]
 
+    group = layer_groups(dsk)
     return where
+
+
+def layer_groups(dsk: Mapping[Any, Any]) -> dict[Any, int]:
+    """The layers of ``dsk`` (the names of its keys ``(name, i, ...)``, or the keys
+    themselves), each numbered by the group of layers joined to it through what their
+    tasks read, in the order the groups' first keys come."""
+    parent: dict[Any, Any] = {}
+
+    def root(layer: Any) -> Any:
+        while parent.setdefault(layer, layer) != layer:
+            parent[layer] = parent[parent[layer]]
+            layer = parent[layer]
+        return layer
+
+    for key, node in dsk.items():
+        a = root(_layer(key))
+        for dep in dependencies(node):
+            b = root(_layer(dep))
+            if a != b:
+                parent[b] = a
+    order: dict[Any, int] = {}
+    for key in dsk:
+        order.setdefault(root(_layer(key)), len(order))
+    return {layer: order[root(layer)] for layer in parent}
+
+
+def _layer(key: Any) -> Any:
+    return key[0] if isinstance(key, tuple) and key else key
 
 
 #: the runs of neighbouring blocks each worker gets along a layer (:func:`neighbourhoods`)
