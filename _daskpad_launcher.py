@@ -128,11 +128,29 @@ def _exit_on_signal(status: int) -> None:
         pass
 
 
-def _command() -> Callable[[], int]:
+def load_command() -> Callable[[], int]:
+    """Import the command and return its ``main``: the fork server of a local cluster
+    started first where the run asks for one (:func:`_warm_workers`), the modules of
+    :data:`UNUSED_AT_START` held off while the package is imported."""
     _warm_workers(sys.argv[1:])
-    import daskpad.cli  # the one import of the package, after the handlers are in place
-
+    held = [name for name in UNUSED_AT_START if name not in sys.modules]
+    for name in held:  # (a module None in sys.modules: an import of it fails)
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        import daskpad.cli  # the one import of the package, after the handlers are in place
+    finally:
+        for name in held:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
     return daskpad.cli.main
+
+
+#: what the package's import would load for nothing: dask.array imports scipy where it is
+#: installed (scipy.fftpack for its fft module, scipy.sparse's matrices as a chunk type),
+#: about 0.4 s on 2 cores, and the command uses neither. Absent while the package is
+#: imported (dask takes an ImportError as scipy missing), importable again afterwards:
+#: xarray's netCDF-3 engine imports scipy when the command reads such a file.
+UNUSED_AT_START = ("scipy",)
 
 
 #: what the fork server of a local cluster's workers imports, and the environment it
@@ -200,7 +218,7 @@ def main() -> int:
     is left out there, because it can turn a KeyboardInterrupt it saw on the way, although
     caught, into a death by SIGINT (status -2 instead of 130).
     """
-    status = launch(_command)
+    status = launch(load_command)
     if status in (130, 143):
         _flush()
         os._exit(status)

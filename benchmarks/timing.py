@@ -7,8 +7,10 @@ reports each function's seconds per round and the medians and median per-round r
 them. A function that times itself (a command in a process of its own, a region inside a
 larger call) returns :class:`Took`, whose seconds and MB stand in for the loop's own.
 
-:func:`command` runs ``daskpad`` in a fresh process: seconds in its ``main``, the process's
-whole wall time and its peak resident memory.
+:func:`command` runs ``daskpad`` in a fresh process as the installed command runs
+(``_daskpad_launcher``: a local cluster's fork server started before the package is
+imported, modules the command does not use held off): seconds in its ``main``, the
+process's whole wall time and its peak resident memory.
 """
 
 from __future__ import annotations
@@ -155,9 +157,14 @@ def rounds(
 # carries over from the forking parent (this benchmark, after its other sections).
 _LAUNCHER = """
 import sys, time
-from daskpad.cli import main
-t0 = time.perf_counter()
-rc = main(sys.argv[1:])
+import _daskpad_launcher as launcher
+t0 = None
+def load():
+    global t0
+    main = launcher.load_command()
+    t0 = time.perf_counter()
+    return main
+rc = launcher.launch(load)
 t = time.perf_counter() - t0
 with open("/proc/self/status") as f:
     kb = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))

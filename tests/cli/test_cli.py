@@ -1026,6 +1026,25 @@ def test_netcdf_without_its_engine_says_what_to_install(tmp_path, netcdf_format,
     assert f"xarray reads with {hidden[0]}" in line and line.endswith(install)
 
 
+@WRITES
+def test_the_command_imports_no_scipy_for_a_zarr_store(tmp_path):
+    """dask.array imports scipy where it is installed (a third of a second); the command
+    holds it off while the package loads, and reads netCDF-3 with it afterwards
+    (test_netcdf_input)."""
+    pytest.importorskip("scipy")
+    xr = pytest.importorskip("xarray")
+    src = tmp_path / "in.zarr"
+    xr.Dataset({"v": (("y", "x"), np.arange(12.0).reshape(3, 4))}).to_zarr(src)
+    argv = ["daskpad", "pad", str(src), str(tmp_path / "out.zarr"), "--width", "x=1"]
+    code = f"import sys; sys.argv = {argv!r}; import _daskpad_launcher as launcher; "
+    code += "status = launcher.main(); print(status, sorted(sys.modules))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    status, loaded = run.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert status == "0", run.stderr
+    assert "'dask.array'" in loaded and "'daskpad.cli'" in loaded
+    assert "'scipy" not in loaded
+
+
 def test_python_m_and_help():
     run = subprocess.run(
         [sys.executable, "-m", "daskpad", "pad", "--help"], capture_output=True, text=True

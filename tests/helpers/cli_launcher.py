@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _daskpad_launcher import launch
+from _daskpad_launcher import launch, load_command
 
 HOOK_ENV = "DASKPAD_TESTING_BLOCK_HOOK"
 FAILURE = f"{HOOK_ENV}=fail: failing this block on purpose"
@@ -69,7 +69,7 @@ def _array_planned_with_hook(plan: Any, action: str) -> Any:
 
 
 def _hooked_command() -> Any:
-    import daskpad.cli
+    main = load_command()  # (as the installed command loads it)
     import daskpad.pipeline.store_plans as pipeline  # (where daskpad pad plans its writes)
 
     action = os.environ.get(HOOK_ENV)
@@ -79,7 +79,7 @@ def _hooked_command() -> Any:
         pipeline._prepared = _with_hook(pipeline._prepared, action)
         pipeline.plan_tiles = _planned_with_hook(pipeline.plan_tiles, action)
         pipeline.plan_array_tiles = _array_planned_with_hook(pipeline.plan_array_tiles, action)
-    return daskpad.cli.main
+    return main
 
 
 if __name__ == "__main__":
