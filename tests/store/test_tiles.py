@@ -417,6 +417,31 @@ def test_xarray_to_zarr_stores_what_to_zarr_would(tmp_path, fmt):
 
 
 @WRITES
+@pytest.mark.parametrize("grid", ["regular", "rectilinear"])
+def test_a_callers_encoding_keeps_the_chunks_xarray_would_give(tmp_path, grid):
+    # (the documents are written from one empty block per variable: the chunks declared
+    # must still be those of the variable's blocks, with an encoding of the caller's too)
+    x = da.arange(42 * 34.0).reshape(42, 34).rechunk(10)
+    ds = xr.Dataset({"t": (("y", "x"), x), "p": (("y", "x"), x)})
+    whole, ours = tmp_path / "whole.zarr", tmp_path / "ours.zarr"
+    encoding = {"t": {"compressors": None}}
+    ds.to_zarr(whole, encoding=encoding, zarr_format=3, consolidated=False)
+    daskpad.xarray.to_zarr(ds, ours, encoding=encoding, chunk_grid=grid, consolidated=False)
+    with zarr.config.set({"array.rectilinear_chunks": True}):
+        for name in ("t", "p"):
+            a, b = zarr.open_array(whole / name), zarr.open_array(ours / name)
+            np.testing.assert_array_equal(a[...], b[...])
+            if grid == "regular":
+                assert b.chunks == a.chunks == (10, 10), name
+            else:  # (the blocks' own grid)
+                assert xr.open_zarr(ours, consolidated=False)[name].chunks == x.chunks, name
+        assert zarr.open_array(ours / "t").compressors == ()
+    # a caller's chunks that cut the blocks are refused, as xarray refuses them
+    with pytest.raises(ValueError, match="overlap multiple Dask chunks"):
+        daskpad.xarray.to_zarr(ds, tmp_path / "bad.zarr", encoding={"t": {"chunks": (7, 7)}})
+
+
+@WRITES
 def test_xarray_to_zarr_holds_at_most_a_tile_and_takes_dataarrays(tmp_path, capsys):
     source = CountedBlocks()
     x = source.array(12, 8)

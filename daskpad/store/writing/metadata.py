@@ -93,20 +93,28 @@ def dataset_documents(
     given: for thousands of blocks, a quarter of a second. Numbers are stored (packed,
     filled, cast) without a look at their values, so a dask-backed variable of numbers
     is given as one empty block (:func:`one_block`), its zarr chunks declared as its
-    blocks would have made them, unless ``kwargs``'s encoding names its chunks or shards
-    (which xarray then checks against its blocks)."""
+    blocks would have made them (in its encoding, or in ``kwargs``'s where that names the
+    variable: xarray takes that one instead), unless ``kwargs``'s encoding names its chunks
+    or shards (which xarray then checks against its blocks)."""
     import zarr
 
-    named = kwargs.get("encoding") or {}
+    named = dict(kwargs.get("encoding") or {})
     shown = ds.copy(deep=False)
     for name, var in shown.variables.items():
         data = stand_ins.get(name, None if var.chunks is None else var.data)
-        asked = any(k in named.get(name, ()) for k in ("chunks", "shards"))
+        given = named.get(name)
+        asked = given is not None and any(k in given for k in ("chunks", "shards"))
         if data is not None and var.ndim and data.dtype.kind in "biufc" and not asked:
-            var.encoding = {**var.encoding, "chunks": largest_blocks(data.chunks)}
+            chunks = largest_blocks(data.chunks)
+            if given is None:
+                var.encoding = {**var.encoding, "chunks": chunks}
+            else:
+                named[name] = {**given, "chunks": chunks}
             data = one_block(data)
         if data is not None:  # (a stand-in, or a dask-backed variable)
             var.data = data
+    if named:
+        kwargs = {**kwargs, "encoding": named}
     shown.to_zarr(store, **{"mode": "w-", **kwargs}, compute=False, consolidated=False)
     if edits:
         rewrite_documents(store, edits)
