@@ -280,8 +280,9 @@ def test_sharded_shards_are_copied_where_the_pads_are_whole_inner_chunks(
         ),
         (
             ["--width", "lon=5"],
-            "--width lon=5:5 makes some that are not (lon's last shard of 7 is not, so no "
-            "pad may follow it); widths that work: lon=B:0 with B a multiple of 5",
+            "--width lon=5:5 makes some that are not (lon's last shard of 7 and the pad of "
+            "5 after it make 12, not a multiple of 5); widths that work: lon=B:A with B a "
+            "multiple of 5 and A 0 or 3 plus a multiple of 5",
         ),
     ],
     ids=["width", "partial-last-shard"],
@@ -295,6 +296,23 @@ def test_sharded_pads_that_split_inner_chunks_are_refused(widths, said, sharded,
         assert said in err and len(err.strip().splitlines()) == 1, err
         assert err.startswith("daskpad: error: --chunk-grid rectilinear: t is stored in")
         assert not dst.exists()
+
+
+@WRITES
+def test_a_partial_last_shard_and_the_pad_after_it_make_whole_inner_chunks(sharded, tmp_path):
+    # lon 47 in shards of 10 (the last 7), inner chunks of 5: 7 + 8 = 15, shards 10 and 5
+    dst = tmp_path / "out.zarr"
+    argv = ["pad", str(sharded), str(dst), "--width", "lon=5:8", "--mode", "wrap"]
+    assert main([*argv, "--chunk-grid", "rectilinear", "--no-progress"]) == 0
+    doc = zarr_json(dst / "t")
+    assert expanded_shapes(doc["chunk_grid"]["configuration"]["chunk_shapes"])[1] == [
+        5, 10, 10, 10, 10, 10, 5,
+    ]  # fmt: skip
+    with zarr.config.set({"array.rectilinear_chunks": True}):
+        got = zarr.open_array(dst / "t")[...]
+        np.testing.assert_array_equal(
+            got, np.pad(zarr.open_array(sharded / "t")[...], ((0, 0), (5, 8)), mode="wrap")
+        )
 
 
 def test_dry_run_says_shards_are_copied(sharded, tmp_path, capsys):

@@ -145,13 +145,21 @@ def shards_misfit(
     shards = stored_chunks(doc)
     wrong, working, partial = [], [], []
     for d, n, shard, c, (before, after) in zip(dims, doc["shape"], shards, inner, pads):
-        rest = n % shard  # a partial last shard: whole inner chunks, or last in DST too
-        if before % c or after % c or (rest % c and after):
+        # a partial last shard stays last in DST (declared whole), or it and the pad after
+        # it are one stretch, cut in shards: the last of them must be whole inner chunks
+        rest = n % shard
+        if before % c or (after and (rest + after) % c):
             wrong.append(f"--width {d}={before}:{after}")
             if rest % c and after:
-                partial.append(f"{d}'s last shard of {rest} is not, so no pad may follow it")
+                partial.append(
+                    f"{d}'s last shard of {rest} and the pad of {after} after it make "
+                    f"{rest + after}, not a multiple of {c}"
+                )
             if rest % c:
-                working.append(f"{d}=B:0 with B a multiple of {c}")
+                working.append(
+                    f"{d}=B:A with B a multiple of {c} and A 0 or {-rest % c} plus a "
+                    f"multiple of {c}"
+                )
             else:
                 working.append(f"{d}=B:A with B and A multiples of {c}")
     if not wrong:
