@@ -19,4 +19,6 @@ def dependencies(node: Any) -> frozenset[Hashable]:
     """The keys the node ``node`` of a graph (a task spec's ``GraphNode``) reads; none for
     anything else (a plain value)."""
     found = getattr(node, "dependencies", None)
-    return frozenset(found) if isinstance(found, (set, frozenset)) else frozenset()
+    if found is None or isinstance(found, (str, bytes)) or not hasattr(found, "__iter__"):
+        return frozenset()
+    return frozenset(found)

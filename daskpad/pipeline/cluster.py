@@ -429,8 +429,11 @@ def neighbourhoods(dsk: Mapping[Any, Any], workers: Sequence[str]) -> Callable[[
 def layer_groups(dsk: Mapping[Any, Any]) -> dict[Any, int]:
     """The layers of ``dsk`` (the names of its keys ``(name, i, ...)``, or the keys
     themselves), each numbered by the group of layers joined to it through what their
-    tasks read, in the order the groups' first keys come."""
+    tasks read, in the order the groups' first keys come; all 0 where no task is seen to
+    read another (a graph whose nodes do not say what they read: one group, rather than
+    layers that read one another dealt apart)."""
     parent: dict[Any, Any] = {}
+    joined = False
 
     def root(layer: Any) -> Any:
         while parent.setdefault(layer, layer) != layer:
@@ -441,9 +444,12 @@ def layer_groups(dsk: Mapping[Any, Any]) -> dict[Any, int]:
     for key, node in dsk.items():
         a = root(_layer(key))
         for dep in dependencies(node):
+            joined = True
             b = root(_layer(dep))
             if a != b:
                 parent[b] = a
+    if not joined:
+        return dict.fromkeys(parent, 0)
     order: dict[Any, int] = {}
     for key in dsk:
         order.setdefault(root(_layer(key)), len(order))

@@ -78,6 +78,8 @@ def test_each_group_of_layers_starts_the_dealing_at_the_next_worker():
     assert [where(("read-p", i))[0] for i in range(3)] == list("bab")
     assert [where(("write-p", i))[0] for i in range(3)] == list("bab")
     assert layer_groups(dsk) == {"read-t": 0, "write-t": 0, "read-p": 1, "write-p": 1}
+    # a graph whose nodes say nothing of what they read is one group: dealt alike
+    assert set(layer_groups(dict.fromkeys(dsk)).values()) == {0}
 
 
 def test_on_a_cluster_each_run_of_blocks_computes_on_its_own_worker(monkeypatch):
