@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pickle
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import dask
@@ -18,6 +20,7 @@ import daskpad
 from daskpad._compat import graphs as _dask
 from daskpad._compat import lazy_layers as _lazy
 from daskpad._compat import schedulers
+from daskpad._compat.tasks import Task, TaskRef, dependencies
 
 PRIVATE = re.compile(
     r"dask\._|dask\.highlevelgraph|dask\.layers|_array_expr|dask\.graph_manipulation|"
@@ -246,3 +249,24 @@ def test_progress_callback_draws_fractions_up_to_one():
     with schedulers.progress_callback(drawn.append):
         (da.ones(10, chunks=2) + 1).sum().compute(scheduler="threads")
     assert drawn and drawn[-1] == 1.0 and all(0 <= f <= 1 for f in drawn)
+
+
+def test_local_get_is_the_threaded_scheduler_only_where_no_client_can_exist():
+    # (in a process of its own: this one may have imported distributed)
+    code = (
+        "import sys, dask, dask.threaded\n"
+        "from daskpad._compat.schedulers import local_get\n"
+        "print(local_get() is dask.threaded.get)\n"
+        "with dask.config.set(scheduler='sync'):\n"
+        "    print(local_get() is None)\n"
+        "import distributed\n"
+        "print(local_get() is None)\n"
+        "print('distributed' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["True", "True", "True", "True"], done.stderr
+
+
+def test_dependencies_are_the_keys_a_node_reads():
+    assert dependencies(Task(("b", 0), max, TaskRef(("a", 0)), 1)) == {("a", 0)}
+    assert dependencies(None) == dependencies(3) == dependencies("ab") == frozenset()

@@ -27,15 +27,22 @@ def _limits(tmp_path, *values: str) -> tuple[str, ...]:
     return (*paths, str(tmp_path / "missing"))
 
 
+def _machine() -> int:
+    """The machine's memory, or the process's RLIMIT_RSS where that is less."""
+    rss = budget._rss_limit()
+    total = psutil.virtual_memory().total
+    return min(total, rss) if rss > 0 else total
+
+
 def test_a_container_limit_bounds_the_default_budget(monkeypatch, tmp_path):
     monkeypatch.setattr(budget, "CGROUP_LIMITS", _limits(tmp_path, "max", str(2**30)))
-    assert memory_limit() == min(2**30, psutil.virtual_memory().total)
+    assert memory_limit() == min(2**30, _machine())
     assert default_memory() == memory_limit() // 4 == 2**28
 
 
 def test_without_a_limit_the_budget_is_at_most_2_gib(monkeypatch, tmp_path):
     monkeypatch.setattr(budget, "CGROUP_LIMITS", _limits(tmp_path, str(2**40), "max"))
-    assert memory_limit() == psutil.virtual_memory().total
+    assert memory_limit() == _machine()
     assert default_memory() == min(2**31, memory_limit() // 4)
 
 

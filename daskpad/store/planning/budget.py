@@ -17,14 +17,18 @@ def memory_limit() -> int:
     """The memory this process may use: the least of the machine's memory (psutil's, else
     the pages the system reports), a container's cgroup limit (v1 or v2, hard or soft:
     :data:`CGROUP_LIMITS`) and ``RLIMIT_RSS``, as distributed reads it for its workers."""
-    limits = [_machine_memory(), *_cgroup_limits(CGROUP_LIMITS)]
+    limits = [_machine_memory(), *_cgroup_limits(CGROUP_LIMITS), _rss_limit()]
+    return min(n for n in limits if n > 0)
+
+
+def _rss_limit() -> int:
+    """The hard ``RLIMIT_RSS`` of this process; 0 where there is none or no such limit."""
     try:
         import resource
 
-        limits.append(resource.getrlimit(resource.RLIMIT_RSS)[1])
-    except (ImportError, OSError):  # (no resource module: Windows)
-        pass
-    return min(n for n in limits if n > 0)
+        return int(resource.getrlimit(resource.RLIMIT_RSS)[1])
+    except (ImportError, AttributeError, OSError, ValueError):  # (Windows: no resource)
+        return 0
 
 
 #: the files that hold a container's memory limit, where the system has cgroups
