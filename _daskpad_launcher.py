@@ -147,9 +147,10 @@ def load_command() -> Callable[[], int]:
 
 #: what the package's import would load for nothing: dask.array imports scipy where it is
 #: installed (scipy.fftpack for its fft module, scipy.sparse's matrices as a chunk type),
-#: about 0.4 s on 2 cores, and the command uses neither. Absent while the package is
-#: imported (dask takes an ImportError as scipy missing), importable again afterwards:
-#: xarray's netCDF-3 engine imports scipy when the command reads such a file.
+#: 0.25 to 0.45 s on 2 cores, and the command uses neither. Absent while the package is
+#: imported (dask takes the ImportError as scipy missing, and its fft module and chunk
+#: types stay so for the process), importable again afterwards: xarray's netCDF-3 engine
+#: imports scipy when the command reads such a file.
 UNUSED_AT_START = ("scipy",)
 
 

@@ -165,7 +165,7 @@ def load():
     t0 = time.perf_counter()
     return main
 rc = launcher.launch(load)
-t = time.perf_counter() - t0
+t = 0.0 if t0 is None else time.perf_counter() - t0  # (None: stopped while importing)
 with open("/proc/self/status") as f:
     kb = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
 print(f"BENCH rc={rc} s={t} maxrss_kb={kb}")
