@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from helpers.counted_blocks import CountedBlocks
 from helpers.markers import WRITES
+from helpers.stores import NEEDS
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -417,7 +418,7 @@ def test_xarray_to_zarr_stores_what_to_zarr_would(tmp_path, fmt):
 
 
 @WRITES
-@pytest.mark.parametrize("grid", ["regular", "rectilinear"])
+@pytest.mark.parametrize("grid", ["regular", pytest.param("rectilinear", marks=NEEDS)])
 def test_a_callers_encoding_keeps_the_chunks_xarray_would_give(tmp_path, grid):
     # (the documents are written from one empty block per variable: the chunks declared
     # must still be those of the variable's blocks, with an encoding of the caller's too)
