@@ -7,7 +7,6 @@ computed as, and the keys a node of a graph reads (:func:`dependencies`)."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
 
 from dask._task_spec import Alias, Task, TaskRef, convert_legacy_graph, parse_input
 from dask.delayed import Delayed
@@ -15,7 +14,7 @@ from dask.delayed import Delayed
 __all__ = ["Alias", "Delayed", "Task", "TaskRef", "convert_legacy_graph", "parse_input"]
 
 
-def dependencies(node: Any) -> frozenset[Hashable]:
+def dependencies(node: object) -> frozenset[Hashable]:
     """The keys the node ``node`` of a graph (a task spec's ``GraphNode``) reads; none for
     anything else (a plain value)."""
     found = getattr(node, "dependencies", None)
