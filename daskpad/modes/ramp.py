@@ -163,7 +163,9 @@ def ramp_block(
     along = [1] * np.ndim(edge)
     along[axis] = -1
     y: Numbers = positions.reshape(along)
-    delta = np.expand_dims(delta, axis)
+    # (in the computation's dtype: for object data numpy's delta is a Python number,
+    # whose arithmetic is not complex128's)
+    delta = np.expand_dims(np.asarray(delta, dtype=dt), axis)
     if bool(np.any(any_step_zero)):
         y = y / width  # numpy: y /= div, then y * delta
     else:

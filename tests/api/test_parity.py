@@ -78,6 +78,18 @@ def test_modes_under_small_chunk_budgets_match_numpy(mode, data):
         data.draw(pad_cases(mode), label="case").check()
 
 
+@pytest.mark.parametrize("budget", ["64B", None])
+def test_a_ramp_of_objects_to_a_complex_end_keeps_pythons_arithmetic(budget):
+    # numpy's delta for object data is a Python complex, divided by the width as one;
+    # complex128's division differs in the last bit (-0.6000000000000001 for -3/5)
+    data = np.array([0], dtype=object)
+    with dask.config.set({"array.chunk-size": budget} if budget else {}):
+        assert_pad_matches_numpy(data, ((1,),), 5, "linear_ramp", end_values=2 + 3j)
+        grid = np.array([[0, 1.5], [2, 3]], dtype=object)
+        ends = ((2 + 3j, 1), (0.3, 7 - 1j))
+        assert_pad_matches_numpy(grid, ((1, 1), (2,)), (3, 2), "linear_ramp", end_values=ends)
+
+
 @given(data=st.data())
 def test_function_matches_numpy(data):
     function = data.draw(st.sampled_from(FUNCTIONS), label="function")
