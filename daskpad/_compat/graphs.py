@@ -330,14 +330,45 @@ def copy_of(x: da.Array, suffix: str) -> da.Array:
     return da.Array(layered, name, x.chunks, meta=meta)
 
 
-def optimized_graph(collections: Sequence[object]) -> tuple[Graph, list[Hashable]]:
+def optimized_graph(
+    collections: Sequence[object], keys: Sequence[Hashable] | None = None
+) -> tuple[Graph, list[Hashable]]:
     """The graph computing ``collections``, optimised as ``dask.compute`` does, and the
-    keys of their results in order."""
+    keys of their results in order; with ``keys`` (some of the one collection's), the
+    graph computing only those, culled before it is optimised."""
     from dask.base import collections_to_expr
     from dask.core import flatten
 
+    if keys is not None:
+        (x,) = collections
+        if not query_planning():
+            dsk = x.__dask_optimize__(x.__dask_graph__(), list(keys))  # type: ignore[attr-defined]
+            return dsk, list(keys)
+        # (array-expr collections optimise their expression first: the whole graph, culled)
+        dsk, _ = optimized_graph([x])
+        return cast("Graph", _culled(dsk, keys)), list(keys)
     expr = collections_to_expr(list(collections), optimize_graph=True).optimize()
     return expr.__dask_graph__(), list(flatten(expr.__dask_keys__()))
+
+
+def flatten_keys(keys: object) -> Iterator[Hashable]:
+    """The keys of a collection's ``__dask_keys__()`` (nested lists), in order."""
+    from dask.core import flatten
+
+    return iter(flatten(keys))
+
+
+def _culled(dsk: Mapping[Any, Any], keys: Sequence[Any]) -> dict[Any, Any]:
+    """The nodes of ``dsk`` that computing ``keys`` runs."""
+    out: dict[Any, Any] = {}
+    stack = list(keys)
+    while stack:
+        k = stack.pop()
+        if k in out or k not in dsk:
+            continue
+        out[k] = node = dsk[k]
+        stack.extend(getattr(node, "dependencies", ()))
+    return out
 
 
 # --------------------------------------------------------------------------------------

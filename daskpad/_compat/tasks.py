@@ -6,12 +6,23 @@ computed as, and the keys a node of a graph reads (:func:`dependencies`)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
 
-from dask._task_spec import Alias, Task, TaskRef, convert_legacy_graph, parse_input
+from dask._task_spec import Alias, DataNode, Task, TaskRef, convert_legacy_graph, parse_input
+from dask._task_spec import NestedContainer as _Container
 from dask.delayed import Delayed
 
-__all__ = ["Alias", "Delayed", "Task", "TaskRef", "convert_legacy_graph", "parse_input"]
+__all__ = [
+    "Alias",
+    "DataNode",
+    "Delayed",
+    "Task",
+    "TaskRef",
+    "convert_legacy_graph",
+    "parse_input",
+]
 
 
 def dependencies(node: object) -> frozenset[Hashable]:
@@ -21,3 +32,38 @@ def dependencies(node: object) -> frozenset[Hashable]:
     if found is None or isinstance(found, (str, bytes)) or not hasattr(found, "__iter__"):
         return frozenset()
     return frozenset(found)
+
+
+def task_runs(
+    graph: Mapping[Any, object], keys: Iterable[Hashable] | None = None
+) -> Counter[Hashable]:
+    """How many times each task of ``graph`` runs when ``keys`` (default: every key) are
+    computed: a task those keys need runs once at its own key, and once more for every
+    place it is embedded in the arguments of another that runs (a task dask fused into
+    another, a block a step computes inside itself). dask's schedulers run only what
+    the keys need, a graph optimised for them may hold more."""
+    graph = convert_legacy_graph(dict(graph))  # (tuples of older graphs as tasks)
+    needed: set[Hashable] = set()
+    wanted = list(graph) if keys is None else list(keys)
+    while wanted:
+        k = wanted.pop()
+        if k in needed or k not in graph:
+            continue
+        needed.add(k)
+        wanted.extend(dependencies(graph[k]))
+    runs: Counter[Hashable] = Counter()
+    stack: list[object] = [graph[k] for k in needed]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Task):
+            if node.key is not None and not isinstance(node, _Container):
+                runs[node.key] += 1
+            stack.extend(node.args)
+            stack.extend(node.kwargs.values())
+        elif isinstance(node, DataNode):
+            stack.append(node.value)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return runs

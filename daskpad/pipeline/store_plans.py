@@ -38,6 +38,7 @@ from daskpad.pipeline.description import show_source
 from daskpad.pipeline.destination import check_destination
 from daskpad.pipeline.options import PadOptions, modes_of, pair
 from daskpad.pipeline.refusals import Refused, WriteFailed, located
+from daskpad.pipeline.rereads import ReadAgain, chunks_read_again, said
 from daskpad.pipeline.sizes import fmt_bytes
 from daskpad.pipeline.source import (
     ARRAY_VARIABLE,
@@ -89,8 +90,25 @@ class StorePlan:
         lines = [show_source(self.source)]
         if isinstance(self.writer, ChunkPlan):
             lines.append(self.writer.describe())
+        else:
+            lines.append(said(self.chunks_read_again()))
         lines.append(f"would write {self.dst} (zarr v{self.zarr_format}){self.how()}")
         return "\n".join(lines)
+
+    def chunks_read_again(self) -> list[ReadAgain]:
+        """Per variable, how many of SRC's chunks a write of tiles reads more than once,
+        counted in the computations it would run, nothing computed (none for a plan that
+        copies chunks: it reads each chunk a pad needs once)."""
+        writer = self.writer
+        if isinstance(writer, ChunkPlan):
+            return []
+        out = _prepared(self.source.padded, same_format=self._same_format())
+        writer = replace(writer, ds=_prepared_plan(writer, out))
+        runs = writer.task_runs(**_write_options(self, out))
+        return chunks_read_again(self.source.ds, runs)
+
+    def _same_format(self) -> bool:
+        return self.source.kind == "zarr" and self.zarr_format == zarr_format_of(self.src)
 
     def how(self) -> str:
         """How DST is written, where a plan of tiles says more than one computation."""
@@ -121,9 +139,7 @@ class StorePlan:
         is complete, while it is committed, does not stop it and is not raised: the write
         has succeeded by then.
         """
-        padded = self.source.padded
-        same = self.source.kind == "zarr" and self.zarr_format == zarr_format_of(self.src)
-        out = _prepared(padded, same_format=same)
+        out = _prepared(self.source.padded, same_format=self._same_format())
         replacing = not self.dst.is_empty()  # (checked: only with overwrite, a zarr store)
         deleted: list[Location] = []
 

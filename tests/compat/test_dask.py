@@ -20,7 +20,7 @@ import daskpad
 from daskpad._compat import graphs as _dask
 from daskpad._compat import lazy_layers as _lazy
 from daskpad._compat import schedulers
-from daskpad._compat.tasks import Task, TaskRef, dependencies
+from daskpad._compat.tasks import Task, TaskRef, dependencies, parse_input, task_runs
 
 PRIVATE = re.compile(
     r"dask\._|dask\.highlevelgraph|dask\.layers|_array_expr|dask\.graph_manipulation|"
@@ -270,3 +270,27 @@ def test_local_get_is_the_threaded_scheduler_only_where_no_client_can_exist():
 def test_dependencies_are_the_keys_a_node_reads():
     assert dependencies(Task(("b", 0), max, TaskRef(("a", 0)), 1)) == {("a", 0)}
     assert dependencies(None) == dependencies(3) == dependencies("ab") == frozenset()
+
+
+def test_task_runs_counts_a_task_once_at_its_key_and_again_where_embedded():
+    read = Task(("read", 0), np.arange, 4)
+    graph = {
+        ("read", 0): read,
+        # a step that computes the block anew inside itself, in a nested argument too
+        ("step", 0): Task(("step", 0), max, read, parse_input([(0, read)])),
+        ("step", 1): Task(("step", 1), sum, TaskRef(("read", 0))),
+        "held": Alias("held", ("step", 1)),
+    }
+    runs = task_runs(graph)
+    assert runs[("read", 0)] == 3 and runs[("step", 0)] == runs[("step", 1)] == 1
+    assert "held" not in runs
+
+
+def test_optimized_graph_of_some_blocks_is_culled_to_them():
+    x = da.arange(40, chunks=10) + 1
+    dsk, keys = _dask.optimized_graph([x], [(x.name, 1)])
+    assert keys == [(x.name, 1)]
+    ran = task_runs(dsk)
+    assert (x.name, 1) in ran and (x.name, 0) not in ran and (x.name, 2) not in ran
+    whole, _ = _dask.optimized_graph([x])
+    assert len(dsk) < len(whole)

@@ -22,6 +22,7 @@ import daskpad.pipeline.source as source  # noqa: E402
 import daskpad.xarray  # noqa: E402,F401
 from daskpad._compat.libraries import rectilinear_grids  # noqa: E402
 from daskpad.pipeline import PadOptions, plan_store  # noqa: E402
+from daskpad.pipeline.rereads import said  # noqa: E402
 
 # time 16 in chunks of 1 (not padded: on 2 threads, read 2 chunks to a block), lat 23 in
 # chunks of 5 (the last of 3), lon 30 in chunks of 10
@@ -157,3 +158,40 @@ def test_a_local_store_is_read_and_written_in_dasks_threads(src, tmp_path, monke
     zarrs = set(getattr(pool, "_threads", ()))
     assert threads, "no chunk of t was read or written"
     assert not {t.name for t in threads if t in zarrs or t.name.startswith("asyncio")}
+
+
+@WRITES
+@pytest.mark.parametrize(
+    ("case", "memory"),
+    [
+        ("wrap", None),  # one computation: what the budget holds
+        ("wrap", 6_000),  # tiles, and a wrapped pad's neighbour read again
+        ("mean", 6_000),  # the statistics settled first, then the tiles
+        ("reflect", 6_000),
+        ("per-dimension", 3_000),
+    ],
+)
+def test_the_dry_run_counts_the_chunks_the_write_reads_again(
+    src, tmp_path, monkeypatch, case, memory
+):
+    mode, kwargs, widths = CASES[case]
+    monkeypatch.setattr(source, "local_threads", lambda: 2)
+    options = PadOptions(
+        src=str(src),
+        dst=str(tmp_path / "out.zarr"),
+        widths={d: (w, w) for d, w in widths.items()},
+        mode=mode,
+        kwargs=kwargs,
+        memory=memory,
+    )
+    plan = plan_store(options)
+    (found,) = plan.chunks_read_again()
+    keys = counted_reads(monkeypatch, src, lambda key: key.startswith("t/c/"))
+    plan.write()
+    counts = collections.Counter(keys)
+    assert len(counts) == found.chunks == SHAPE[0] * 5 * 3
+    assert found.again == sum(n > 1 for n in counts.values())
+    assert found.most == max(counts.values())
+    if memory is not None:
+        assert not plan.writer.whole and found.again > 0
+    assert ("twice" in said([found])) == (found.most == 2)

@@ -109,6 +109,15 @@ def test_tiles_cover_every_block_once(chunks, data):
     assert ntiles == math.prod(math.ceil(len(c) / k) for c, k in zip(chunks, shape))
 
 
+def test_cuts_are_the_axes_where_a_bound_of_chunks_falls_inside_a_block():
+    # blocks of a pad of 2 before 10s (2, 10, 10, 8) in zarr chunks of 10: cut; an axis
+    # not padded, read in blocks of two chunks, is cut too; one read in its chunks is not
+    blocks = ((2, 10, 10, 8), (20, 20), (5, 5))
+    chunks = ((10, 10, 10), (10, 10, 10, 10), (5, 5))
+    assert _tiling.cuts(blocks, chunks) == [True, True, False]
+    assert _tiling.cuts(((30,),), ((30,),)) == [False]
+
+
 def test_plan_streams_plain_groups_and_counts_the_halo_of_encoded_ones():
     a = da.zeros((40, 30), chunks=10, dtype="f8")  # 800-byte blocks
     w = xr.Variable(("t", "x"), da.zeros((5, 30), chunks=(1, 10), dtype="i2"))
@@ -129,13 +138,20 @@ def test_plan_streams_plain_groups_and_counts_the_halo_of_encoded_ones():
         assert shape_uv == (4, 3)
         assert _tiling.streamed_tile_shape((4, 3), (False, True), 1200, 0.0, 1200 * 4) == (4, 3)
         assert _tiling.streamed_tile_shape((4, 3), (False, True), 1200, 0.0, 1200 * 3) == (3, 3)
-        assert _tiling.streamed_tile_shape((4, 3), (False, True), 1200, 0.5, 1200 * 4) == (2, 2)
+        # grown along the padded axis first, where a tile's edge cuts blocks read twice:
+        # (1, 3) holds 1200 * (2 * 0.5 * 3 + 1), where (2, 2) would cut x's blocks
+        assert _tiling.streamed_tile_shape((4, 3), (False, True), 1200, 0.5, 1200 * 4) == (1, 3)
+        assert _tiling.streamed_tile_shape((3, 4), (True, False), 1200, 0.5, 1200 * 4) == (3, 1)
+        assert _tiling.streamed_tile_shape(
+            (4, 3), (False, True), 1200, 0.5, 1200 * 4, [True] * 2
+        ) == (2, 2)
         # encoded, x padded: a tile of k blocks along x reads k + 1; t is not: 5 x 3 blocks
         assert wg.names == ("w",) and wg.dims == ("t", "x") and shape_w == (5, 3)
         assert plan.whole
         small = _tiling.tiling_for(ds, {"x"}, budget=20 * 4)  # (w: 20-byte blocks)
-        assert dict(small.shapes)[wg] == (2, 1)  # 2 x (1 + 1) blocks
-        assert small.ntiles == 4 * 3 + 3 * 3 and not small.whole
+        # x first, where a tile's edge reads its neighbour: all 3 of x, 1 of t, 3 blocks
+        assert dict(small.shapes)[wg] == (1, 3)
+        assert small.ntiles == 4 * 3 + 5 and not small.whole
 
 
 @pytest.mark.parametrize(

@@ -57,13 +57,14 @@ def tile_shape(
     numblocks: Sequence[int], halo: Sequence[int], block_bytes: int, budget: int
 ) -> tuple[int, ...]:
     """Blocks per tile along each axis: as many as keep the blocks a tile reads (its own,
-    plus ``halo`` more along each axis) within ``budget`` bytes, grown evenly across axes.
-    A tile is one block when even that is over budget."""
+    plus ``halo`` more along each axis) within ``budget`` bytes, grown first along the axes
+    with a halo (a tile's edge there reads its neighbour's block again), evenly among them,
+    then along the others. A tile is one block when even that is over budget."""
 
     def footprint(k: Sequence[int]) -> float:
         return block_bytes * math.prod(min(ki + h, n) for ki, h, n in zip(k, halo, numblocks))
 
-    return _grown(numblocks, footprint, budget)
+    return _grown(numblocks, footprint, budget, [h > 0 for h in halo])
 
 
 def streamed_tile_shape(
@@ -72,6 +73,7 @@ def streamed_tile_shape(
     block_bytes: int,
     handed: float,
     budget: int,
+    cuts: Sequence[bool] | None = None,
 ) -> tuple[int, ...]:
     """Blocks per tile of a streamed write (:mod:`daskpad.store.writing.stream`), which holds far
     less than the blocks a tile reads: the parts of its blocks handed on to later ones
@@ -81,8 +83,10 @@ def streamed_tile_shape(
     block is written. Dask runs the blocks of a tile as a front moving across it, so the
     parts in hand are those of about one cross-section of the tile (counted twice here:
     the front is not a straight line; docs/performance.md). (The blocks at work, about
-    three per thread, come on top whatever the tile.) Grown evenly across axes within
-    ``budget`` bytes; a tile is one block when even that is over budget."""
+    three per thread, come on top whatever the tile.) Grown within ``budget`` bytes first
+    along the axes whose tile edges cut the blocks read (``cuts``, default ``faces``:
+    there the blocks at a tile's edge are read by both tiles), evenly among them, then
+    along the others; a tile is one block when even that is over budget."""
 
     def footprint(k: Sequence[int]) -> float:
         size = math.prod(k)
@@ -93,17 +97,21 @@ def streamed_tile_shape(
         )
         return block_bytes * (2 * handed * front + face)
 
-    return _grown(numblocks, footprint, budget)
+    return _grown(numblocks, footprint, budget, faces if cuts is None else cuts)
 
 
 def _grown(
-    numblocks: Sequence[int], footprint: Callable[[Sequence[int]], float], budget: int
+    numblocks: Sequence[int],
+    footprint: Callable[[Sequence[int]], float],
+    budget: int,
+    first: Sequence[bool],
 ) -> tuple[int, ...]:
     k = [1] * len(numblocks)
     while True:
-        # grow the axis whose tiles cover the smallest share of it
+        # grow, among the axes ``first`` and then the others, the axis whose tiles cover
+        # the smallest share of it
         growable = [a for a, n in enumerate(numblocks) if k[a] < n]
-        growable.sort(key=lambda a: (k[a] / numblocks[a], a))
+        growable.sort(key=lambda a: (not first[a], k[a] / numblocks[a], a))
         for a in growable:
             trial = k.copy()
             trial[a] += 1
@@ -176,11 +184,22 @@ def tiling_for(ds: Any, padded_dims: Collection[Hashable], budget: int) -> Tilin
             sources.update((n, own_grid(ds.variables[n].data)) for n in g.names)
         if g.dims and len(g.streamed) == len(g.names):
             handed = max(handed_share(sources[n].chunks, g.chunks) for n in g.names)
-            shape = streamed_tile_shape(numblocks, faces, g.block_bytes, handed, budget)
+            cut = [any(a) for a in zip(*(cuts(sources[n].chunks, g.chunks) for n in g.names))]
+            shape = streamed_tile_shape(numblocks, faces, g.block_bytes, handed, budget, cut)
         else:
             shape = tile_shape(numblocks, [int(f) for f in faces], g.block_bytes, budget)
         out.append((g, shape))
     return Tiling(tuple(out), sources)
+
+
+def cuts(blocks: Chunks, chunks: Chunks) -> list[bool]:
+    """Per axis, whether a bound between two of ``chunks`` falls inside one of ``blocks``
+    (the same axes): there a tile's edge cuts a block that both tiles then read."""
+    out = []
+    for b, c in zip(blocks, chunks):
+        block_bounds = set(itertools.accumulate(b))
+        out.append(any(e not in block_bounds for e in itertools.accumulate(c[:-1])))
+    return out
 
 
 def handed_share(blocks: Chunks, chunks: Chunks) -> float:
@@ -201,6 +220,7 @@ def array_tiling(x: Any, budget: int) -> Tiling:
     source = own_grid(x)
     handed = handed_share(source.chunks, chunks)
     faces = [n > 1 for n in numblocks]
-    shape = streamed_tile_shape(numblocks, faces, block_bytes, handed, budget)
+    cut = cuts(source.chunks, chunks)
+    shape = streamed_tile_shape(numblocks, faces, block_bytes, handed, budget, cut)
     group = Group(("",), tuple(range(x.ndim)), chunks, block_bytes, ("",))
     return Tiling(((group, shape),), {"": source})

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from daskpad._compat.graphs import optimized_graph
+from daskpad._compat.graphs import flatten_keys, optimized_graph
 from daskpad._compat.tasks import Alias, Delayed, Task, TaskRef, convert_legacy_graph, parse_input
 
 Index = tuple[int, ...]
@@ -28,19 +28,26 @@ Step = tuple[Index, Sequence[Index], Sequence[Index], Mapping[str, Any]]
 
 class BlockGraph:
     """The graph of the dask array ``x``, optimised as ``dask.compute`` would, read for a
-    program that runs one step per block of ``x`` (:meth:`program`). Works with classic
-    graphs and with query planning."""
+    program that runs one step per block of ``x`` (:meth:`program`); with ``blocks`` (block
+    indices), the graph of those blocks alone, culled before it is optimised (a tile's: its
+    cost then follows the tile, not the array). Works with classic graphs and with query
+    planning."""
 
-    def __init__(self, x: Any):
-        dsk, keys = optimized_graph([x])
-        self.keys: list[Hashable] = keys
+    def __init__(self, x: Any, blocks: Collection[Index] | None = None):
+        self.numblocks = tuple(x.numblocks)
+        self.keys: list[Hashable] = list(flatten_keys(x.__dask_keys__()))
+        if blocks is None:
+            dsk, _ = optimized_graph([x])
+            indices: Iterable[Index] = np.ndindex(*self.numblocks)
+        else:
+            indices = sorted(blocks)
+            dsk, _ = optimized_graph([x], [self.key(i) for i in indices])
         self.graph = convert_legacy_graph(dict(dsk))
         self.dependents: defaultdict[Hashable, list[Hashable]] = defaultdict(list)
         for k, node in self.graph.items():
             for d in node.dependencies:
                 self.dependents[d].append(k)
-        self.numblocks = tuple(x.numblocks)
-        self.block_of = {k: i for i, k in zip(np.ndindex(*self.numblocks), self.keys)}
+        self.block_of = {self.key(i): tuple(int(a) for a in i) for i in indices}
         self._programmed = False
 
     def key(self, index: Index) -> Hashable:

@@ -16,6 +16,8 @@ import json
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from daskpad._compat.libraries import get_document, put_documents
 from daskpad.store.objects.sources import key
 
@@ -57,6 +59,16 @@ def with_scalars_loaded(ds: xr.Dataset) -> xr.Dataset:
         if var.chunks is not None and var.ndim == 0:
             # (xarray 2025.6 leaves load untyped)
             var.load()  # type: ignore[no-untyped-call, unused-ignore]
+    return ds
+
+
+def with_scalars_unread(ds: xr.Dataset) -> xr.Dataset:
+    """A shallow copy of ``ds`` whose dask-backed variables of no dimensions are zeros of
+    their dtype, nothing read (what a plan that computes nothing writes them as)."""
+    ds = ds.copy(deep=False)
+    for var in ds.variables.values():
+        if var.chunks is not None and var.ndim == 0:
+            var.data = np.zeros((), dtype=var.dtype)
     return ds
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from daskpad._compat.graphs import (
@@ -91,7 +91,13 @@ def step(bar: TileProgress | None) -> Iterator[None]:
     bar.tile_done()
 
 
-def compute_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> None:
+#: runs one computation: a list of dask collections in, their results out
+Run = Callable[[Sequence[Any]], Sequence[Any]]
+
+
+def compute_tiles(
+    jobs: Iterable[list[Any]], ntiles: int, progress: bool, run: Run | None = None
+) -> None:
     """Compute each job (a list of dask collections writing one tile) in its own
     computation: a tile's input is released before the next tile starts; with
     ``progress``, one bar over the ``ntiles`` tiles.
@@ -100,12 +106,14 @@ def compute_tiles(jobs: Iterable[list[Any]], ntiles: int, progress: bool) -> Non
     There each tile's tasks get keys of their own (:func:`fresh_keys`): neighbouring tiles
     read the same input blocks, and a graph that names keys the scheduler is still
     releasing from the previous tile can fail in distributed's scheduler (a KeyError for an
-    input key, distributed 2026.8; dask/dask#9888).
+    input key, distributed 2026.8; dask/dask#9888). ``run`` runs each computation instead
+    (:func:`compute_apart` by default).
     """
+    run = run or compute_apart
     bar = TileProgress(ntiles) if progress else None
     for writes in jobs:
         with step(bar):
-            compute_apart(writes)
+            run(writes)
     if bar is not None:
         bar.finish()
 
@@ -141,7 +149,9 @@ def run_tag(client: Any) -> str:
     return f"-{client.id}"
 
 
-def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False) -> list[Any]:
+def settle_statistics(
+    arrays: Sequence[Any], budget: int, progress: bool = False, run: Run | None = None
+) -> list[Any]:
     """``arrays`` with the statistics their pad blocks repeat (modes maximum, mean, median,
     minimum) computed now and put into their graphs as data.
 
@@ -152,8 +162,9 @@ def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False
     per computation: those whose lines add up to about ``budget`` bytes of input (a median
     holds its whole lines). Arrays without statistics, or whose graphs are not layered
     (dask's array query planning), are returned as they are. ``progress``: one bar over
-    the computations.
+    the computations; ``run`` runs each (:func:`compute_apart` by default).
     """
+    run = run or compute_apart
     out = list(arrays)
     pending: dict[int, set[str]] = {}
     for i, x in enumerate(out):
@@ -178,7 +189,7 @@ def settle_statistics(arrays: Sequence[Any], budget: int, progress: bool = False
             for name in names:
                 if name in settled or _reads_any(layers, name, names - {name}):
                     continue
-                settled[name] = _settle_layer(out[i], name, per[name], bar)
+                settled[name] = _settle_layer(out[i], name, per[name], bar, run)
         for i, names in list(pending.items()):
             out[i] = with_values(out[i], {n: settled[n] for n in names if n in settled})
             pending[i] = names - set(settled)
@@ -203,14 +214,16 @@ def _reads_any(layers: Mapping[str, set[str]], name: str, others: set[str]) -> b
     return False
 
 
-def _settle_layer(x: Any, name: str, per: int, bar: TileProgress | None) -> dict[Any, Any]:
+def _settle_layer(
+    x: Any, name: str, per: int, bar: TileProgress | None, run: Run
+) -> dict[Any, Any]:
     """The values of the keys of layer ``name`` of ``x``'s graph, computed ``per`` keys at
-    a time."""
+    a time by ``run``."""
     keys = sorted(layer_keys(x, name), key=str)
     values: dict[Any, Any] = {}
     for start in range(0, len(keys), per):
         batch = keys[start : start + per]
         with step(bar):
-            results = compute_apart(key_values(x, name, batch))
+            results = run(key_values(x, name, batch))
         values.update(zip(batch, results))
     return values

@@ -161,9 +161,11 @@ def streamed_writes(
     chunks = tuple(tuple(_regular(n, c)) for n, c in zip(target.shape, grid))
     ranges = None if region is None else chunk_ranges(chunks, region)
     blocks = tuple(tuple(int(n) for n in c) for c in x.chunks)
-    graph = BlockGraph(x)
+    # (a region's blocks alone: the graph of a tile, not of the whole array, per tile)
+    inside = involved(blocks, chunks, ranges)
+    graph = BlockGraph(x, None if region is None else inside)
     held = hold > 0 and held_bytes(graph, blocks, chunks, ranges, x.dtype.itemsize) <= hold
-    late = frozenset() if held else graph.owned_late(involved(blocks, chunks, ranges))
+    late = frozenset() if held else graph.owned_late(inside)
     steps = [
         (
             j.index,

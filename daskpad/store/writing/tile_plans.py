@@ -22,12 +22,15 @@ bare zarr array).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Iterator, Mapping
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from dask.utils import format_bytes
 
+from daskpad._compat.graphs import optimized_graph
+from daskpad._compat.tasks import task_runs
 from daskpad.core.regrid import regrid
 from daskpad.store.planning.budget import memory_budget
 from daskpad.store.planning.tiling import Tiling, array_tiling, tiling_for
@@ -39,8 +42,9 @@ from daskpad.store.writing.metadata import (
     empty_stand_in,
     largest_blocks,
     with_scalars_loaded,
+    with_scalars_unread,
 )
-from daskpad.store.writing.settle import compute_tiles, settle_statistics
+from daskpad.store.writing.settle import Run, compute_tiles, settle_statistics
 from daskpad.store.writing.stream import streamed_writes
 
 if TYPE_CHECKING:
@@ -87,7 +91,7 @@ class TilePlan:
             return "in one computation"
         return (
             f"in {self.ntiles} tiles, each holding about {format_bytes(self.budget)} at most "
-            "(the memory budget; the input blocks at tile edges are read twice)"
+            "(the memory budget)"
         )
 
     def write(
@@ -97,6 +101,7 @@ class TilePlan:
         progress: bool = False,
         compute: Callable[[list[Any]], object] | None = None,
         consolidated: bool = True,
+        run: Run | None = None,
         **kwargs: Any,
     ) -> zarr.Array[Any] | None:
         """Write the plan into the new zarr ``store``: the documents and in-memory
@@ -108,7 +113,9 @@ class TilePlan:
 
         A variable xarray stores as it is goes straight into its zarr array; one that
         xarray encodes (scale_factor, _FillValue, times, strings, ...) goes through
-        xarray's region writes, which encode it as the store says."""
+        xarray's region writes, which encode it as the store says. ``run`` runs each
+        computation of a tile or of the statistics settled first (default: dask's, as
+        :func:`daskpad.store.writing.settle.compute_apart`)."""
         import zarr
 
         sources = dict(self.tiling.sources)
@@ -117,16 +124,16 @@ class TilePlan:
             z = array_documents(self.array, store, largest_blocks(group.chunks), **kwargs)
             if self.ntiles > 1:
                 # (the memory budget, which a bare array's tiles hold)
-                (sources[""],) = settle_statistics([sources[""]], self.budget, progress)
+                (sources[""],) = settle_statistics([sources[""]], self.budget, progress, run)
             jobs = self._jobs(None, store, {"": z}, sources, z.metadata.zarr_format)
-            _run(jobs, self, compute, progress)
+            _run(jobs, self, compute, progress, run)
             return z
         assert self.ds is not None
         ds = with_scalars_loaded(self.ds)
         streamed = [name for group, _ in self.tiling.shapes for name in group.streamed]
-        if self.ntiles > 1:
+        if not self.whole:
             lazy = [n for n, v in ds.variables.items() if v.chunks is not None and v.ndim]
-            settled = settle_statistics([sources[n] for n in lazy], self.tiling.budget, progress)
+            settled = settle_statistics([sources[n] for n in lazy], self.budget, progress, run)
             for name, done in zip(lazy, settled):
                 var = ds.variables[name]
                 if done is not sources[name] and name not in streamed:
@@ -149,10 +156,31 @@ class TilePlan:
                 raise RuntimeError(  # xarray made the array; this would be a daskpad bug
                     f"the zarr array {name!r} is {target.shape}, not {var.dims} {var.shape}"
                 )
-        _run(self._jobs(ds, store, targets, sources, fmt), self, compute, progress)
+        _run(self._jobs(ds, store, targets, sources, fmt), self, compute, progress, run)
         if consolidated:
             consolidate(store, fmt)
         return None
+
+    def task_runs(self, **kwargs: Any) -> Counter[Hashable]:
+        """How many times each task of the computations :meth:`write` (given ``kwargs``)
+        runs would run, nothing computed: the documents written into memory, each
+        computation's graph built and optimised as dask's would be, and its tasks counted
+        (:func:`daskpad._compat.tasks.task_runs`: a block a task reads anew counts again).
+        The statistics settled first stand in unknown, the scalars as zeros."""
+        from zarr.storage import MemoryStore
+
+        runs: Counter[Hashable] = Counter()
+
+        def counted(collections: Sequence[Any]) -> list[None]:
+            dsk, keys = optimized_graph(list(collections))
+            runs.update(task_runs(dsk, keys))
+            return [None] * len(collections)
+
+        ds = None if self.ds is None else with_scalars_unread(self.ds)
+        plan = replace(self, ds=ds)
+        kwargs = {**kwargs, "consolidated": False}
+        plan.write(MemoryStore(), compute=counted, run=counted, **kwargs)
+        return runs
 
     def _jobs(
         self,
@@ -205,11 +233,12 @@ def _run(
     plan: TilePlan,
     compute: Callable[[list[Any]], object] | None,
     progress: bool,
+    run: Run | None,
 ) -> None:
     if compute is not None and plan.whole:
         compute([w for writes in jobs for w in writes])
     else:
-        compute_tiles(jobs, plan.ntiles, progress)
+        compute_tiles(jobs, plan.ntiles, progress, run)
 
 
 def write_region(
