@@ -334,8 +334,10 @@ def optimized_graph(
     collections: Sequence[object], keys: Sequence[Hashable] | None = None
 ) -> tuple[Graph, list[Hashable]]:
     """The graph computing ``collections``, optimised as ``dask.compute`` does, and the
-    keys of their results in order; with ``keys`` (some of the one collection's), the
-    graph computing only those, culled before it is optimised."""
+    keys of their results in order; with ``keys`` (some of the one collection's
+    ``__dask_keys__()``), the graph computing only those, culled before it is optimised
+    where the graph is classic (an array-expr collection's optimised keys are not its
+    own: its graph is optimised whole, then culled to the keys in the same places)."""
     from dask.base import collections_to_expr
     from dask.core import flatten
 
@@ -344,9 +346,12 @@ def optimized_graph(
         if not query_planning():
             dsk = x.__dask_optimize__(x.__dask_graph__(), list(keys))  # type: ignore[attr-defined]
             return dsk, list(keys)
-        # (array-expr collections optimise their expression first: the whole graph, culled)
-        dsk, _ = optimized_graph([x])
-        return cast("Graph", _culled(dsk, keys)), list(keys)
+        dsk, optimised = optimized_graph([x])
+        where = {k: i for i, k in enumerate(flatten(x.__dask_keys__()))}  # type: ignore[attr-defined]
+        mine = [optimised[where[k]] for k in keys]
+        from dask._task_spec import convert_legacy_graph
+
+        return cast("Graph", culled(convert_legacy_graph(dict(dsk)), mine)), mine
     expr = collections_to_expr(list(collections), optimize_graph=True).optimize()
     return expr.__dask_graph__(), list(flatten(expr.__dask_keys__()))
 
@@ -358,7 +363,7 @@ def flatten_keys(keys: object) -> Iterator[Hashable]:
     return iter(flatten(keys))
 
 
-def _culled(dsk: Mapping[Any, Any], keys: Sequence[Any]) -> dict[Any, Any]:
+def culled(dsk: Mapping[Any, Any], keys: Sequence[Any]) -> dict[Any, Any]:
     """The nodes of ``dsk`` that computing ``keys`` runs."""
     out: dict[Any, Any] = {}
     stack = list(keys)

@@ -346,8 +346,10 @@ def test_to_zarr_holds_at_most_a_tile(tmp_path, mode, chunks):
 
 @pytest.mark.xfail(
     query_planning(),
-    reason="dask's array query planning has no layered graph to settle the statistics in",
-    strict=True,
+    reason="dask's array query planning has no layered graph to settle the statistics in "
+    "(the median's tiles then read whole axes again; the mean's, spanning the padded axes, "
+    "may stay within the bound)",
+    strict=False,
 )
 @pytest.mark.parametrize("mode", ["mean", "median"])
 def test_to_zarr_reads_whole_axis_statistics_once(tmp_path, mode):

@@ -35,13 +35,18 @@ class BlockGraph:
 
     def __init__(self, x: Any, blocks: Collection[Index] | None = None):
         self.numblocks = tuple(x.numblocks)
-        self.keys: list[Hashable] = list(flatten_keys(x.__dask_keys__()))
+        indices: Iterable[Index]
         if blocks is None:
-            dsk, _ = optimized_graph([x])
-            indices: Iterable[Index] = np.ndindex(*self.numblocks)
+            dsk, self.keys = optimized_graph([x])
+            indices = np.ndindex(*self.numblocks)
         else:
             indices = sorted(blocks)
-            dsk, _ = optimized_graph([x], [self.key(i) for i in indices])
+            own = list(flatten_keys(x.__dask_keys__()))
+            dsk, mine = optimized_graph([x], [own[self._flat(i)] for i in indices])
+            # (the optimised keys, which dask's array-expr collections name anew)
+            self.keys = own
+            for i, k in zip(indices, mine):
+                self.keys[self._flat(i)] = k
         self.graph = convert_legacy_graph(dict(dsk))
         self.dependents: defaultdict[Hashable, list[Hashable]] = defaultdict(list)
         for k, node in self.graph.items():
@@ -50,10 +55,11 @@ class BlockGraph:
         self.block_of = {self.key(i): tuple(int(a) for a in i) for i in indices}
         self._programmed = False
 
+    def _flat(self, index: Index) -> int:
+        return int(np.ravel_multi_index(index, self.numblocks)) if index else 0
+
     def key(self, index: Index) -> Hashable:
-        return (
-            self.keys[int(np.ravel_multi_index(index, self.numblocks))] if index else self.keys[0]
-        )
+        return self.keys[self._flat(index)]
 
     def chain(self, index: Index) -> list[Hashable]:
         """The block's key and the keys its dask aliases lead to, the task's last."""

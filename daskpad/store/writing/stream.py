@@ -163,7 +163,8 @@ def streamed_writes(
     blocks = tuple(tuple(int(n) for n in c) for c in x.chunks)
     # (a region's blocks alone: the graph of a tile, not of the whole array, per tile)
     inside = involved(blocks, chunks, ranges)
-    graph = BlockGraph(x, None if region is None else inside)
+    whole = ranges is None or all(r == range(len(c)) for r, c in zip(ranges, chunks))
+    graph = BlockGraph(x, None if whole else inside)
     held = hold > 0 and held_bytes(graph, blocks, chunks, ranges, x.dtype.itemsize) <= hold
     late = frozenset() if held else graph.owned_late(inside)
     steps = [
