@@ -26,6 +26,7 @@ from daskpad._compat.libraries import (
 from daskpad._compat.schedulers import local_get, placed_graph, tasks_running
 from daskpad._compat.tasks import dependencies
 from daskpad.pipeline.options import PadOptions
+from daskpad.pipeline.parts import in_parts
 from daskpad.pipeline.refusals import Refused
 from daskpad.store.places.commit import own_threads
 from daskpad.store.stops import held_while
@@ -351,11 +352,16 @@ def compute_with_progress(collections: list[Any], client: Any, progress: bool) -
         return
 
     # the optimised graph under keys of this run's own: a stopped run knows which of the
-    # cluster's tasks are its own (:func:`stopping_first` waits for them); each block's
-    # tasks placed with the blocks beside it (:func:`neighbourhoods`)
+    # cluster's tasks are its own (:func:`stopping_first` waits for them); the tasks that
+    # do not read one another each run as one part (:func:`daskpad.pipeline.parts.in_parts`),
+    # or, where there are too few such groups, each block's tasks placed with the blocks
+    # beside it (:func:`neighbourhoods`)
     dsk, keys = fresh_keys(collections)
-    workers = sorted(client.nthreads())  # (every worker: scheduler_info lists a few)
-    futures = client.get(placed_graph(dsk, neighbourhoods(dsk, workers)), keys, sync=False)
+    nthreads = client.nthreads()  # (every worker: scheduler_info lists a few)
+    graph: Any = in_parts(dsk, keys, sum(nthreads.values()), run_tag(client))
+    if graph is None:
+        graph = placed_graph(dsk, neighbourhoods(dsk, sorted(nthreads)))
+    futures = client.get(graph, keys, sync=False)
     try:
         if progress:
             from distributed import progress as distributed_progress
