@@ -334,9 +334,12 @@ def workers_reading_rectilinear(cluster: Cluster) -> Iterator[None]:
                 cluster.client.run(set_rectilinear_grids, False, workers=off)
 
 
-def compute_with_progress(collections: list[Any], client: Any, progress: bool) -> None:
+def compute_with_progress(
+    collections: list[Any], client: Any, progress: bool, parts: bool = False
+) -> None:
     """Compute ``collections`` locally (dask's ProgressBar) or on ``client``
-    (distributed's), the bar on stderr."""
+    (distributed's), the bar on stderr; on ``client`` in parts where ``parts``
+    (:func:`daskpad.pipeline.parts.in_parts`)."""
     if not collections:
         return
     if client is None:
@@ -358,7 +361,9 @@ def compute_with_progress(collections: list[Any], client: Any, progress: bool) -
     # beside it (:func:`neighbourhoods`)
     dsk, keys = fresh_keys(collections)
     nthreads = client.nthreads()  # (every worker: scheduler_info lists a few)
-    graph: Any = in_parts(dsk, keys, sum(nthreads.values()), run_tag(client))
+    graph: Any = None
+    if parts:
+        graph = in_parts(dsk, keys, sum(nthreads.values()), run_tag(client))
     if graph is None:
         graph = placed_graph(dsk, neighbourhoods(dsk, sorted(nthreads)))
     futures = client.get(graph, keys, sync=False)

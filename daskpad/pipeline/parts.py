@@ -28,6 +28,10 @@ PARTS_PER_THREAD = 8
 #: (fewer would leave threads idle at the end)
 GROUPS_PER_THREAD = 4
 
+#: the tasks of a part, about, at most, where the groups allow: a progress bar moves
+#: part by part, and a large store's write makes more parts rather than longer ones
+TASKS_PER_PART = 1000
+
 
 def in_parts(
     dsk: Mapping[Hashable, Any], keys: Sequence[Hashable], threads: int, tag: str = ""
@@ -36,7 +40,8 @@ def in_parts(
     name cut into parts, each part one task (its key ending with ``tag``) that runs its
     tasks with dask's synchronous scheduler and hands on the results the tasks of ``keys``
     read. Tasks that read one another share a part; the parts are neighbours in the
-    graph's order, about as many tasks each, :data:`PARTS_PER_THREAD` per thread at most.
+    graph's order, about as many tasks each: :data:`PARTS_PER_THREAD` per thread, more
+    where parts would have more than :data:`TASKS_PER_PART` tasks.
     None where the graph has fewer than :data:`GROUPS_PER_THREAD` groups of tasks that do
     not read one another per thread: it then runs as it is."""
     graph = _needed(convert_legacy_graph(dict(dsk)), keys)
@@ -71,7 +76,9 @@ def in_parts(
             groups.setdefault(root(key), []).append(key)
     if len(groups) < GROUPS_PER_THREAD * max(1, threads):
         return None
-    wanted = min(len(groups), PARTS_PER_THREAD * max(1, threads))
+    ntasks = sum(len(g) for g in groups.values())
+    wanted = max(PARTS_PER_THREAD * max(1, threads), -(-ntasks // TASKS_PER_PART))
+    wanted = min(len(groups), wanted)
     read_by_outputs = {d for k in outputs if k in graph for d in dependencies(graph[k])}
     out: dict[Hashable, Any] = {k: graph[k] for k in outputs | (read_by_outputs & data)}
     name = f"daskpad-part-{uuid.uuid4().hex}{tag}"

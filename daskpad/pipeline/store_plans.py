@@ -174,7 +174,10 @@ class StorePlan:
         client = cluster.client if cluster is not None else None
 
         def compute(writes: list[Any]) -> None:
-            compute_with_progress(writes, client, progress)
+            # (in parts on the command's own cluster, which a stopped run closes: an
+            # external cluster's running tasks are waited for, and a part is long)
+            own = cluster is not None and cluster.own
+            compute_with_progress(writes, client, progress, parts=own)
 
         writer = self.writer
         with contextlib.ExitStack() as committing:

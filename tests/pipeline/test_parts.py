@@ -18,6 +18,7 @@ from daskpad.pipeline.cluster import compute_with_progress
 from daskpad.pipeline.parts import (
     GROUPS_PER_THREAD,
     PARTS_PER_THREAD,
+    TASKS_PER_PART,
     Subgraph,
     in_parts,
     run_part,
@@ -104,7 +105,7 @@ def test_on_a_cluster_a_padded_write_runs_in_parts(monkeypatch, tmp_path):
         distributed.Client(cluster) as client,
         distributed.get_task_stream(client) as stream,
     ):
-        compute_with_progress([streamed_writes(y, target)], client, False)
+        compute_with_progress([streamed_writes(y, target)], client, False, parts=True)
     workers = {t["worker"] for t in stream.data}
     ((graph,),) = [graphs]
     assert graph is not None
@@ -142,3 +143,26 @@ def test_tasks_the_results_do_not_need_are_left_out():
     parts = in_parts(dsk, keys, threads=1)
     assert parts is not None
     assert get_sync(parts, keys) == get_sync(dsk, keys)
+
+
+def test_parts_are_cut_to_about_a_thousand_tasks_where_the_groups_allow():
+    dsk, keys = _chains(4 * TASKS_PER_PART)  # (12000 tasks in 4000 groups, 1 thread)
+    parts = in_parts(dsk, keys, threads=1)
+    assert parts is not None
+    assert sum("daskpad-part" in str(k) for k in parts) == 12 > PARTS_PER_THREAD
+
+
+def test_an_external_clusters_write_runs_task_by_task(monkeypatch):
+    # (a stopped run waits for an external cluster's running tasks: a part is long)
+    x = da.from_array(np.arange(96 * 12.0).reshape(96, 12), chunks=(4, 6))
+    y = daskpad.pad(x, ((0, 0), (3, 3)), mode="wrap")
+    called = []
+    monkeypatch.setattr(cluster_module, "in_parts", lambda *a: called.append(a))
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        compute_with_progress([y.sum()], client, False)
+    assert not called
