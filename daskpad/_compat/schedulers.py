@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence, Sized
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dask.callbacks import Callback
@@ -34,6 +34,16 @@ def local_get() -> Callable[..., object] | None:
     if "distributed" in sys.modules or dask.config.get("scheduler", None) is not None:
         return None
     return get
+
+
+def run_synchronously(graph: Mapping[Any, object], keys: Sequence[Any]) -> Sequence[object]:
+    """The results of ``keys`` of ``graph``, computed by dask's synchronous scheduler in
+    the calling thread (a part of a computation, in its worker:
+    :func:`daskpad.pipeline.parts.run_part`)."""
+    from dask.local import get_sync
+
+    results: Sequence[object] = get_sync(dict(graph), list(keys))
+    return results
 
 
 def distributed_client(collections: Sequence[object]) -> Client | None:

@@ -18,6 +18,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from daskpad._compat.schedulers import run_synchronously
 from daskpad._compat.tasks import DataNode, Task, TaskRef, convert_legacy_graph, dependencies
 
 #: the parts per thread of the cluster: enough that a thread that finishes early takes
@@ -139,10 +140,8 @@ class Subgraph:
 def run_part(sub: Subgraph, ends: list[Hashable], handed: list[Hashable]) -> Any:
     """Run the tasks of ``sub`` (those that ``ends`` need: all of them) with dask's
     synchronous scheduler; the results of ``handed``, by key."""
-    from dask.local import get_sync
-
     wanted: list[Any] = list(dict.fromkeys([*ends, *handed]))
-    results = get_sync(dict(sub.tasks), wanted)
+    results = run_synchronously(sub.tasks, wanted)
     got = dict(zip(wanted, results))
     return {k: got[k] for k in handed}
 
