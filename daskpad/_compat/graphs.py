@@ -28,6 +28,8 @@ from dask.highlevelgraph import Layer
 from dask.layers import ArrayBlockIdDep as ArrayBlockIdDep  # (chunk_index's, for core.grid)
 from dask.typing import Graph, Key
 
+from daskpad._compat.tasks import culled
+
 if TYPE_CHECKING:
     from dask._task_spec import Alias, GraphNode, Task
 
@@ -361,19 +363,6 @@ def flatten_keys(keys: object) -> Iterator[Hashable]:
     from dask.core import flatten
 
     return iter(flatten(keys))
-
-
-def culled(dsk: Mapping[Any, Any], keys: Sequence[Any]) -> dict[Any, Any]:
-    """The nodes of ``dsk`` that computing ``keys`` runs."""
-    out: dict[Any, Any] = {}
-    stack = list(keys)
-    while stack:
-        k = stack.pop()
-        if k in out or k not in dsk:
-            continue
-        out[k] = node = dsk[k]
-        stack.extend(getattr(node, "dependencies", ()))
-    return out
 
 
 # --------------------------------------------------------------------------------------

@@ -43,16 +43,9 @@ def task_runs(
     another, a block a step computes inside itself). dask's schedulers run only what
     the keys need, a graph optimised for them may hold more."""
     graph = convert_legacy_graph(dict(graph))  # (tuples of older graphs as tasks)
-    needed: set[Hashable] = set()
-    wanted = list(graph) if keys is None else list(keys)
-    while wanted:
-        k = wanted.pop()
-        if k in needed or k not in graph:
-            continue
-        needed.add(k)
-        wanted.extend(dependencies(graph[k]))
+    needed = graph if keys is None else culled(graph, list(keys))
     runs: Counter[Hashable] = Counter()
-    stack: list[object] = [graph[k] for k in needed]
+    stack: list[object] = list(needed.values())
     while stack:
         node = stack.pop()
         if isinstance(node, Task):
@@ -67,3 +60,17 @@ def task_runs(
         elif isinstance(node, (list, tuple)):
             stack.extend(node)
     return runs
+
+
+def culled(graph: Mapping[Any, Any], keys: Iterable[Any]) -> dict[Any, Any]:
+    """The nodes of ``graph`` that computing ``keys`` runs, in the graph's order (a graph
+    optimised for them may hold more, which dask's schedulers leave out)."""
+    needed: set[Any] = set()
+    stack = list(keys)
+    while stack:
+        k = stack.pop()
+        if k in needed or k not in graph:
+            continue
+        needed.add(k)
+        stack.extend(dependencies(graph[k]))
+    return {k: node for k, node in graph.items() if k in needed}

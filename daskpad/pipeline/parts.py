@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from daskpad._compat.schedulers import run_synchronously
-from daskpad._compat.tasks import DataNode, Task, TaskRef, convert_legacy_graph, dependencies
+from daskpad._compat.tasks import (
+    DataNode,
+    Task,
+    TaskRef,
+    convert_legacy_graph,
+    culled,
+    dependencies,
+)
 
 #: the parts per thread of the cluster: enough that a thread that finishes early takes
 #: another, few enough that the scheduler's cost per task does not count
@@ -45,7 +52,7 @@ def in_parts(
     where parts would have more than :data:`TASKS_PER_PART` tasks.
     None where the graph has fewer than :data:`GROUPS_PER_THREAD` groups of tasks that do
     not read one another per thread: it then runs as it is."""
-    graph = _needed(convert_legacy_graph(dict(dsk)), keys)
+    graph = culled(convert_legacy_graph(dict(dsk)), keys)
     outputs = set(keys)
     if any(
         d in outputs for k, node in graph.items() if k not in outputs for d in dependencies(node)
@@ -94,20 +101,6 @@ def in_parts(
         for k in handed:
             out[k] = Task(k, handed_on, TaskRef(part), DataNode(None, k))
     return out
-
-
-def _needed(graph: dict[Hashable, Any], keys: Sequence[Hashable]) -> dict[Hashable, Any]:
-    """The tasks of ``graph`` that computing ``keys`` runs (a graph optimised for them
-    may hold more, which dask's schedulers leave out)."""
-    out: dict[Hashable, Any] = {}
-    stack = list(keys)
-    while stack:
-        k = stack.pop()
-        if k in out or k not in graph:
-            continue
-        out[k] = graph[k]
-        stack.extend(dependencies(graph[k]))
-    return {k: graph[k] for k in graph if k in out}  # (in the graph's order)
 
 
 def _dealt(groups: list[list[Hashable]], parts: int) -> list[list[Hashable]]:
